@@ -1,0 +1,171 @@
+/**
+ * openapi.yaml → src/generated/openapi.ts (TypeBox 0.34).
+ *
+ * The document is the one truth about the API (STYLE): every component schema becomes a TypeBox
+ * schema and type, and every operation its querystring and response schemas, keyed by
+ * operationId. Output is deterministic (document order, no timestamps), so `--check` can compare
+ * it byte for byte and CI fails when the committed code drifts from the document.
+ *
+ *   npm run generate            write src/generated/openapi.ts
+ *   npm run generate -- --check exit 1 if the committed file differs from what would be written
+ */
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parse } from 'yaml'
+
+type JsonSchema = Record<string, any>
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const specPath = join(root, 'openapi.yaml')
+const outPath = join(root, 'src', 'generated', 'openapi.ts')
+
+export function generate (yamlText: string): string {
+  const doc = parse(yamlText) as JsonSchema
+  const schemas: Record<string, JsonSchema> = doc.components?.schemas ?? {}
+  const out: string[] = [
+    '// GENERATED from openapi.yaml by scripts/generate-schemas.ts — do not edit.',
+    '// Run `npm run generate` after changing openapi.yaml; CI runs `npm run generate -- --check`.',
+    '/* eslint-disable */',
+    "import { Type, type Static } from '@sinclair/typebox'",
+    ''
+  ]
+
+  for (const name of orderByDependencies(schemas)) {
+    out.push(`export const ${name} = ${toTypeBox(schemas[name] as JsonSchema, '', { [name]: true })}`)
+    out.push(`export type ${name} = Static<typeof ${name}>`, '')
+  }
+
+  const operations: string[] = []
+  for (const [path, item] of Object.entries<JsonSchema>(doc.paths ?? {})) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch', 'options', 'head']) {
+      const op = item[method]
+      if (op === undefined) continue
+      const id: string = op.operationId
+      if (typeof id !== 'string') throw new Error(`${method.toUpperCase()} ${path} has no operationId`)
+      const Pascal = id[0]!.toUpperCase() + id.slice(1)
+      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: JsonSchema) => deref(doc, p))
+      const query = params.filter((p) => p.in === 'query')
+      const props = query.map((p) => {
+        const schema = { ...p.schema, ...(p.description !== undefined ? { description: p.description } : {}) }
+        const ts = toTypeBox(schema, '  ')
+        return `  ${p.name}: ${p.required === true ? ts : `Type.Optional(${ts})`}`
+      })
+      out.push(`export const ${Pascal}Query = Type.Object({${props.length > 0 ? '\n' + props.join(',\n') + '\n' : ''}})`)
+      out.push(`export type ${Pascal}Query = Static<typeof ${Pascal}Query>`)
+      const responses: string[] = []
+      for (const [status, resp] of Object.entries<JsonSchema>(op.responses ?? {})) {
+        const r = deref(doc, resp)
+        const schema = r.content?.['application/json']?.schema
+        if (schema !== undefined) responses.push(`  ${status}: ${toTypeBox(schema, '  ')}`)
+      }
+      out.push(`export const ${Pascal}Responses = {\n${responses.join(',\n')}\n}`, '')
+      operations.push(`  ${id}: { method: '${method.toUpperCase()}', path: '${path}' }`)
+    }
+  }
+  out.push('/** Every operation of openapi.yaml, by operationId. */')
+  out.push(`export const operations = {\n${operations.join(',\n')}\n} as const`)
+  out.push('export type OperationId = keyof typeof operations', '')
+  return out.join('\n')
+}
+
+function deref (doc: JsonSchema, node: JsonSchema): JsonSchema {
+  if (typeof node.$ref !== 'string') return node
+  const parts = node.$ref.replace(/^#\//, '').split('/')
+  let target: any = doc
+  for (const part of parts) target = target?.[part]
+  if (target === undefined) throw new Error(`Unresolved $ref ${node.$ref}`)
+  return deref(doc, target)
+}
+
+function refName (ref: string): string {
+  const m = /^#\/components\/schemas\/(\w+)$/.exec(ref)
+  if (m === null) throw new Error(`Unsupported $ref ${ref}`)
+  return m[1]!
+}
+
+/** Components in an order where every schema follows the ones it references. */
+function orderByDependencies (schemas: Record<string, JsonSchema>): string[] {
+  const done: string[] = []
+  const visit = (name: string, stack: string[]): void => {
+    if (done.includes(name)) return
+    if (stack.includes(name)) throw new Error(`Recursive schema ${name} is not supported`)
+    for (const ref of refsOf(schemas[name])) visit(ref, [...stack, name])
+    done.push(name)
+  }
+  for (const name of Object.keys(schemas)) visit(name, [])
+  return done
+}
+
+function refsOf (node: unknown): string[] {
+  if (node === null || typeof node !== 'object') return []
+  if (Array.isArray(node)) return node.flatMap(refsOf)
+  const n = node as JsonSchema
+  if (typeof n.$ref === 'string') return [refName(n.$ref)]
+  return Object.values(n).flatMap(refsOf)
+}
+
+const KEPT = ['description', 'format', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum',
+  'exclusiveMaximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'default', 'additionalProperties']
+
+function options (schema: JsonSchema, skip: string[] = []): string {
+  const entries = KEPT.filter((k) => schema[k] !== undefined && !skip.includes(k))
+    .map((k) => `${k}: ${JSON.stringify(schema[k])}`)
+  return entries.length > 0 ? `{ ${entries.join(', ')} }` : ''
+}
+
+function withOptions (call: string, args: string, opts: string): string {
+  if (opts === '') return `${call}(${args})`
+  return args === '' ? `${call}(${opts})` : `${call}(${args}, ${opts})`
+}
+
+function toTypeBox (schema: JsonSchema, indent: string, _self: Record<string, boolean> = {}): string {
+  if (typeof schema.$ref === 'string') return refName(schema.$ref)
+  if (schema.const !== undefined) return withOptions('Type.Literal', JSON.stringify(schema.const), options(schema))
+  if (Array.isArray(schema.enum)) {
+    return withOptions('Type.Union', `[${schema.enum.map((v: unknown) => `Type.Literal(${JSON.stringify(v)})`).join(', ')}]`, options(schema))
+  }
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    if (Array.isArray(schema[key])) {
+      return withOptions('Type.Union', `[${schema[key].map((s: JsonSchema) => toTypeBox(s, indent)).join(', ')}]`, options(schema))
+    }
+  }
+  switch (schema.type) {
+    case 'string': return withOptions('Type.String', '', options(schema))
+    case 'integer': return withOptions('Type.Integer', '', options(schema))
+    case 'number': return withOptions('Type.Number', '', options(schema))
+    case 'boolean': return withOptions('Type.Boolean', '', options(schema))
+    case 'array': return withOptions('Type.Array', toTypeBox(schema.items ?? {}, indent), options(schema))
+    case 'object': {
+      const required: string[] = schema.required ?? []
+      const inner = indent + '  '
+      const props = Object.entries<JsonSchema>(schema.properties ?? {}).map(([key, value]) => {
+        const ts = toTypeBox(value, inner)
+        return `${inner}${key}: ${required.includes(key) ? ts : `Type.Optional(${ts})`}`
+      })
+      const body = props.length > 0 ? `{\n${props.join(',\n')}\n${indent}}` : '{}'
+      return withOptions('Type.Object', body, options(schema))
+    }
+    case undefined: return withOptions('Type.Unknown', '', options(schema))
+    default: throw new Error(`Unsupported schema type ${JSON.stringify(schema.type)}`)
+  }
+}
+
+function main (): void {
+  const code = generate(readFileSync(specPath, 'utf8'))
+  if (process.argv.includes('--check')) {
+    let current = ''
+    try { current = readFileSync(outPath, 'utf8') } catch { /* missing counts as drift */ }
+    if (current !== code) {
+      console.error('src/generated/openapi.ts is out of date with openapi.yaml: run `npm run generate` and commit it.')
+      process.exit(1)
+    }
+    console.log('src/generated/openapi.ts matches openapi.yaml')
+    return
+  }
+  mkdirSync(dirname(outPath), { recursive: true })
+  writeFileSync(outPath, code)
+  console.log(`wrote ${outPath}`)
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) main()

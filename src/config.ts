@@ -1,0 +1,111 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+
+/**
+ * The environment, described once (STYLE: a typed config). Every variable arrives as a string;
+ * the schema states its form and default, and `loadConfig` turns it into typed values or stops
+ * with a message naming the variable.
+ */
+export const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8000 }), // D28
+  HOST: Type.String({ minLength: 1, default: '0.0.0.0' }), // D28
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  INGEST_TOKEN: Type.Optional(Type.String()),
+  CORS_ORIGINS: Type.Optional(Type.String()),
+  TRUST_PROXY: Type.String({ minLength: 1, default: 'true' }),
+  MAX_UPLOAD_BYTES: Type.Integer({ minimum: 1, default: 10 * 1024 * 1024 }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' }
+  ),
+  DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
+  DB_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 15000 })
+})
+export type Env = Static<typeof EnvSchema>
+
+/** D24: the production web origins and the local development origin. */
+export const DEFAULT_CORS_ORIGINS = [
+  'https://fuelkenya.com',
+  'https://www.fuelkenya.com',
+  'http://localhost:3000'
+]
+
+export interface Config {
+  port: number
+  host: string
+  databaseUrl: string | undefined
+  dataDir: string
+  ingestToken: string | undefined
+  corsOrigins: string[]
+  /** D23: Fastify's trustProxy: true (left-most X-Forwarded-For), false, a hop count, or a list. */
+  trustProxy: boolean | number | string[]
+  maxUploadBytes: number
+  redisUrl: string | undefined
+  logLevel: Env['LOG_LEVEL']
+  dbPoolMax: number
+  dbStatementTimeoutMs: number
+}
+
+export class ConfigError extends Error {
+  constructor (message: string) {
+    super(message)
+    this.name = 'ConfigError'
+  }
+}
+
+export function loadConfig (source: Record<string, string | undefined> = process.env): Config {
+  // Empty strings count as unset, so `INGEST_TOKEN=` in a .env file does not mean "token is ''".
+  const raw: Record<string, unknown> = {}
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const value = source[key]
+    if (value !== undefined && value.trim() !== '') raw[key] = value.trim()
+  }
+  const env = Value.Convert(EnvSchema, Value.Default(EnvSchema, raw)) as Record<string, unknown>
+  const firstError = Value.Errors(EnvSchema, env).First()
+  if (firstError !== undefined) {
+    const name = firstError.path.replace(/^\//, '')
+    throw new ConfigError(`Invalid environment variable ${name}=${JSON.stringify(raw[name])}: ${firstError.message}`)
+  }
+  const e = env as Env
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    ingestToken: e.INGEST_TOKEN,
+    corsOrigins: e.CORS_ORIGINS === undefined ? DEFAULT_CORS_ORIGINS : parseOrigins(e.CORS_ORIGINS),
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    maxUploadBytes: e.MAX_UPLOAD_BYTES,
+    redisUrl: e.REDIS_URL,
+    logLevel: e.LOG_LEVEL,
+    dbPoolMax: e.DB_POOL_MAX,
+    dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS
+  }
+}
+
+function parseOrigins (value: string): string[] {
+  const origins = value.split(',').map((o) => o.trim()).filter((o) => o !== '')
+  for (const origin of origins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) {
+      throw new ConfigError(`Invalid environment variable CORS_ORIGINS: ${JSON.stringify(origin)} is not an origin like https://example.com`)
+    }
+  }
+  return origins
+}
+
+/** D23: `true`, `false`, a hop count, or a comma-separated list of addresses/CIDRs. */
+export function parseTrustProxy (value: string): boolean | number | string[] {
+  const v = value.trim().toLowerCase()
+  if (v === 'true') return true
+  if (v === 'false') return false
+  if (/^\d+$/.test(v)) return Number(v)
+  const entries = value.split(',').map((s) => s.trim()).filter((s) => s !== '')
+  for (const entry of entries) {
+    if (!/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry) && !['loopback', 'linklocal', 'uniquelocal'].includes(entry)) {
+      throw new ConfigError(`Invalid environment variable TRUST_PROXY: ${JSON.stringify(entry)} is not true, false, a hop count, an address or a CIDR`)
+    }
+  }
+  return entries
+}

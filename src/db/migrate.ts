@@ -1,0 +1,49 @@
+import { existsSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
+import type { PgliteDatabase } from 'drizzle-orm/pglite'
+import postgres from 'postgres'
+import type { Database } from './client.js'
+
+/** The project root (the folder holding package.json), from src/ under tsx or dist/src/ built. */
+export function projectRoot (): string {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir)
+    if (parent === dir) throw new Error('package.json not found above ' + fileURLToPath(import.meta.url))
+    dir = parent
+  }
+  return dir
+}
+
+export const MIGRATIONS_FOLDER = join(projectRoot(), 'drizzle')
+
+// Any fixed 64-bit key: replicas starting together take turns instead of racing on CREATE TABLE.
+const MIGRATION_LOCK_KEY = 7_305_531_001
+
+/**
+ * Applies the committed drizzle-kit migrations. On PostgreSQL the work runs on one dedicated
+ * connection holding a session advisory lock, so several replicas can start at once.
+ */
+export async function migrateDatabase (database: Database, url?: string): Promise<void> {
+  if (database.kind === 'pglite') {
+    await migratePglite(database.db as unknown as PgliteDatabase, { migrationsFolder: MIGRATIONS_FOLDER })
+    return
+  }
+  if (url === undefined) throw new Error('migrateDatabase needs the PostgreSQL URL')
+  const connection: Record<string, string> = {}
+  if (database.schema !== undefined) connection.search_path = database.schema
+  const sql = postgres(url, { max: 1, onnotice: () => {}, connection, connect_timeout: 10 })
+  try {
+    await sql`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`
+    await migratePostgres(drizzlePostgres(sql), {
+      migrationsFolder: MIGRATIONS_FOLDER,
+      ...(database.schema !== undefined ? { migrationsSchema: database.schema } : {})
+    })
+  } finally {
+    await sql.end({ timeout: 5 })
+  }
+}

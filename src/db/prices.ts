@@ -1,0 +1,114 @@
+import { and, asc, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm'
+import type { AppDb } from './client.js'
+import { fuelPrices } from './schema.js'
+import type { FuelPrice } from '../generated/openapi.js'
+
+export interface PriceFilter {
+  /** D4: already trimmed and white-space collapsed; compared with lower() on both sides. */
+  town?: string | undefined
+  startDate?: string | undefined
+  endDate?: string | undefined
+  limit: number
+  offset: number
+}
+
+// D3: "case-insensitively" is lower(town) compared byte-wise, the same on every server/locale.
+const townOrderKey = sql`lower(${fuelPrices.town}) COLLATE "C"`
+
+/** Columns as the API returns them: numeric(6,2) cast to float8 so they leave as JSON numbers. */
+const priceColumns = {
+  id: fuelPrices.id,
+  town: fuelPrices.town,
+  super_petrol: sql<number>`${fuelPrices.superPetrol}::float8`,
+  diesel: sql<number>`${fuelPrices.diesel}::float8`,
+  kerosene: sql<number>`${fuelPrices.kerosene}::float8`,
+  valid_from: fuelPrices.validFrom,
+  valid_to: fuelPrices.validTo
+}
+
+/**
+ * Reads of fuel_prices. Each shape of /v1/prices query (which filters are present) is one
+ * prepared statement, built once, so a request costs one round trip and no SQL building.
+ */
+export class PricesRepository {
+  private readonly listStatements = new Map<number, ReturnType<PricesRepository['prepareList']>>()
+  private readonly latestStatement
+  private readonly townsStatement
+
+  constructor (private readonly db: AppDb) {
+    // D1: the latest cycle is the highest valid_from in the table, not the calendar's cycle.
+    this.latestStatement = db.select(priceColumns).from(fuelPrices)
+      .where(eq(fuelPrices.validFrom, sql`(SELECT max(${fuelPrices.validFrom}) FROM ${fuelPrices})`))
+      .orderBy(townOrderKey, asc(fuelPrices.id))
+      .prepare('latest_prices')
+    // D3 order. A skip scan over fuel_prices_town_order_idx: one index probe per distinct town
+    // instead of reading every row of twenty years of history.
+    this.townsStatement = {
+      execute: async (): Promise<string[]> => {
+        const result = await db.execute<{ town: string }>(sql`
+          WITH RECURSIVE towns AS (
+            (SELECT lower(town) COLLATE "C" AS key, town FROM fuel_prices ORDER BY 1 LIMIT 1)
+            UNION ALL
+            SELECT next.key, next.town FROM towns, LATERAL (
+              SELECT lower(town) COLLATE "C" AS key, town FROM fuel_prices
+              WHERE lower(town) COLLATE "C" > towns.key ORDER BY 1 LIMIT 1
+            ) AS next
+          )
+          SELECT town FROM towns`)
+        return rowsOf<{ town: string }>(result).map((r) => r.town)
+      }
+    }
+  }
+
+  async listPrices (filter: PriceFilter): Promise<FuelPrice[]> {
+    const mask = (filter.town !== undefined ? 1 : 0) | (filter.startDate !== undefined ? 2 : 0) | (filter.endDate !== undefined ? 4 : 0)
+    let statement = this.listStatements.get(mask)
+    if (statement === undefined) {
+      statement = this.prepareList(mask)
+      this.listStatements.set(mask, statement)
+    }
+    return await statement.execute({
+      town: filter.town,
+      startDate: filter.startDate,
+      endDate: filter.endDate,
+      limit: filter.limit,
+      offset: filter.offset
+    })
+  }
+
+  async latestPrices (): Promise<FuelPrice[]> {
+    return await this.latestStatement.execute()
+  }
+
+  async listTowns (): Promise<string[]> {
+    return await this.townsStatement.execute()
+  }
+
+  async ping (): Promise<void> {
+    await this.db.execute(sql`SELECT 1`)
+  }
+
+  private prepareList (mask: number) {
+    const conditions: SQL[] = []
+    if ((mask & 1) !== 0) conditions.push(sql`${townOrderKey} = lower(${sql.placeholder('town')})`)
+    if ((mask & 2) !== 0) conditions.push(gte(fuelPrices.validFrom, sql`${sql.placeholder('startDate')}::date`))
+    if ((mask & 4) !== 0) {
+      conditions.push(lte(fuelPrices.validTo, sql`${sql.placeholder('endDate')}::date`))
+      // valid_to is always valid_from + 1 month - 1 day (a CHECK constraint, D8), at least 27
+      // days later, so this implied bound lets the index range-scan on valid_from as well.
+      conditions.push(lte(fuelPrices.validFrom, sql`${sql.placeholder('endDate')}::date - 27`))
+    }
+    return this.db.select(priceColumns).from(fuelPrices)
+      .where(conditions.length > 0 ? and(...conditions) : undefined)
+      // D2: one total order, so offset pages never skip or repeat a row.
+      .orderBy(desc(fuelPrices.validFrom), townOrderKey, asc(fuelPrices.id))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare(`list_prices_${mask}`)
+  }
+}
+
+/** postgres.js returns an array of rows, PGlite an object with `rows`. */
+export function rowsOf<T> (result: unknown): T[] {
+  return Array.isArray(result) ? result as T[] : (result as { rows: T[] }).rows
+}

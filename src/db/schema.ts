@@ -1,0 +1,30 @@
+import { sql } from 'drizzle-orm'
+import { check, date, index, numeric, pgTable, serial, text, unique } from 'drizzle-orm/pg-core'
+
+/**
+ * One row per (town, pricing cycle). The cycle and price rules that the ingest enforces (D5, D8)
+ * are also CHECK constraints, so the table itself guarantees what the specification calls
+ * "always" true of stored data, whatever writes to it.
+ */
+export const fuelPrices = pgTable('fuel_prices', {
+  id: serial('id').primaryKey(),
+  town: text('town').notNull(),
+  superPetrol: numeric('super_petrol', { precision: 6, scale: 2 }).notNull(),
+  diesel: numeric('diesel', { precision: 6, scale: 2 }).notNull(),
+  kerosene: numeric('kerosene', { precision: 6, scale: 2 }).notNull(),
+  validFrom: date('valid_from', { mode: 'string' }).notNull(),
+  validTo: date('valid_to', { mode: 'string' }).notNull()
+}, (t) => [
+  // Spec 2, rule 2: a record is unique per (town, valid_from); the ingest upserts on it.
+  unique('fuel_prices_town_valid_from_key').on(t.town, t.validFrom),
+  // D2 + D3: the one total order of GET /v1/prices and the latest cycle (highest valid_from,
+  // then lower(town) byte-wise, then id) is this index read front to back.
+  index('fuel_prices_order_idx').on(t.validFrom.desc().nullsFirst(), sql`lower(${t.town}) COLLATE "C"`, t.id),
+  // D4 town filter (lower(town) = key) in D2 order; also the skip scan behind GET /v1/towns.
+  index('fuel_prices_town_order_idx').on(sql`lower(${t.town}) COLLATE "C"`, t.validFrom.desc().nullsFirst(), t.id),
+  check('fuel_prices_cycle_check', sql`extract(day from ${t.validFrom}) = 15 AND ${t.validTo} = (${t.validFrom} + interval '1 month' - interval '1 day')::date`),
+  check('fuel_prices_prices_check', sql`${t.superPetrol} > 0 AND ${t.diesel} > 0 AND ${t.kerosene} > 0`)
+])
+
+export type FuelPriceRow = typeof fuelPrices.$inferSelect
+export type NewFuelPriceRow = typeof fuelPrices.$inferInsert

@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto'
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
+
+/** A JSON body made once and served many times: its bytes, strong ETag and compressed forms. */
+export interface ReadyBody {
+  readonly json: Buffer
+  readonly etag: string
+  readonly gzip: Buffer | undefined
+  readonly br: Buffer | undefined
+}
+
+/** Below this size compression saves less than its headers and CPU cost. */
+export const COMPRESS_THRESHOLD_BYTES = 1024
+
+export function etagOf (bytes: Buffer | string): string {
+  return `"${createHash('sha1').update(bytes).digest('base64url')}"`
+}
+
+/** Made once per cache fill, so the best (slowest) settings are affordable. */
+export function readyBody (json: string): ReadyBody {
+  const bytes = Buffer.from(json)
+  const large = bytes.length >= COMPRESS_THRESHOLD_BYTES
+  return {
+    json: bytes,
+    etag: etagOf(bytes),
+    gzip: large ? gzipSync(bytes, { level: 9 }) : undefined,
+    br: large
+      ? brotliCompressSync(bytes, {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+          [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length
+        }
+      })
+      : undefined
+  }
+}
+
+export type Encoding = 'br' | 'gzip' | 'identity'
+
+/** The best encoding the client accepts (br over gzip); `q=0` excludes one. */
+export function preferredEncoding (acceptEncoding: string | undefined): Encoding {
+  if (acceptEncoding === undefined || acceptEncoding === '') return 'identity'
+  let br = false
+  let gzip = false
+  for (const part of acceptEncoding.split(',')) {
+    const [name = '', ...params] = part.trim().toLowerCase().split(';')
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
+    if (q !== undefined && Number(q.slice(2)) === 0) continue
+    if (name === 'br') br = true
+    else if (name === 'gzip' || name === 'x-gzip') gzip = true
+    else if (name === '*') { br = true; gzip = true }
+  }
+  return br ? 'br' : gzip ? 'gzip' : 'identity'
+}
+
+/** D18: does If-None-Match name this entity? Weak comparison, as RFC 9110 asks for GET. */
+export function etagMatches (ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false
+  const target = opaque(etag)
+  for (const candidate of ifNoneMatch.split(',')) {
+    const c = candidate.trim()
+    if (c === '*' || opaque(c) === target) return true
+  }
+  return false
+}
+
+// An encoded variant's tag is the identity tag with a suffix; all name the same entity.
+function opaque (tag: string): string {
+  return tag.replace(/^W\//, '').replace(/^"(.*?)(-(?:br|gzip))?"$/, '$1')
+}
+
+/** The bytes to send for a ready body: its br or gzip form when accepted, with a matching tag. */
+export function pickRepresentation (body: ReadyBody, acceptEncoding: string | undefined): { bytes: Buffer, etag: string, encoding: Encoding } {
+  const encoding = body.gzip === undefined ? 'identity' : preferredEncoding(acceptEncoding)
+  if (encoding === 'br' && body.br !== undefined) return { bytes: body.br, etag: body.etag.replace(/"$/, '-br"'), encoding }
+  if (encoding === 'gzip' && body.gzip !== undefined) return { bytes: body.gzip, etag: body.etag.replace(/"$/, '-gzip"'), encoding }
+  return { bytes: body.json, etag: body.etag, encoding: 'identity' }
+}

@@ -1,0 +1,64 @@
+import type { FastifySchemaValidationError } from 'fastify'
+
+/** One item of a 422 body, worded as the FastAPI/pydantic-v1 service clients were built on. */
+export interface ValidationItem {
+  loc: Array<string | number>
+  msg: string
+  type: string
+}
+
+const LOCATION: Record<string, string> = { querystring: 'query', body: 'body', params: 'path', headers: 'header' }
+
+/**
+ * D20: Ajv errors → pydantic-v1 items. One item per failing parameter (the first error Ajv gives
+ * for it), in the order Ajv reports them, so every failing parameter is listed once.
+ */
+export function toValidationItems (errors: FastifySchemaValidationError[], context: string): ValidationItem[] {
+  const where = LOCATION[context] ?? context
+  const seen = new Set<string>()
+  const items: ValidationItem[] = []
+  for (const error of errors) {
+    const name = parameterOf(error)
+    if (seen.has(name)) continue
+    seen.add(name)
+    items.push({ loc: [where, name], ...describe(error) })
+  }
+  return items
+}
+
+function parameterOf (error: FastifySchemaValidationError): string {
+  if (error.keyword === 'required') return String(error.params.missingProperty)
+  return error.instancePath.replace(/^\//, '').split('/')[0] ?? ''
+}
+
+function describe (error: FastifySchemaValidationError): { msg: string, type: string } {
+  const p = error.params as Record<string, unknown>
+  switch (error.keyword) {
+    case 'minimum':
+      return { msg: `ensure this value is greater than or equal to ${String(p.limit)}`, type: 'value_error.number.not_ge' }
+    case 'maximum':
+      return { msg: `ensure this value is less than or equal to ${String(p.limit)}`, type: 'value_error.number.not_le' }
+    case 'exclusiveMinimum':
+      return { msg: `ensure this value is greater than ${String(p.limit)}`, type: 'value_error.number.not_gt' }
+    case 'exclusiveMaximum':
+      return { msg: `ensure this value is less than ${String(p.limit)}`, type: 'value_error.number.not_lt' }
+    case 'maxLength':
+      return { msg: `ensure this value has at most ${String(p.limit)} characters`, type: 'value_error.any_str.max_length' }
+    case 'minLength':
+      return { msg: `ensure this value has at least ${String(p.limit)} characters`, type: 'value_error.any_str.min_length' }
+    case 'format':
+      if (p.format === 'date') return { msg: 'invalid date format', type: 'value_error.date' }
+      return { msg: `invalid ${String(p.format)} format`, type: `value_error.${String(p.format)}` }
+    case 'required':
+      return { msg: 'field required', type: 'value_error.missing' }
+    case 'type':
+      switch (p.type) {
+        case 'integer': return { msg: 'value is not a valid integer', type: 'type_error.integer' }
+        case 'number': return { msg: 'value is not a valid float', type: 'type_error.float' }
+        case 'boolean': return { msg: 'value could not be parsed to a boolean', type: 'type_error.bool' }
+        default: return { msg: 'str type expected', type: 'type_error.str' }
+      }
+    default:
+      return { msg: error.message ?? 'invalid value', type: `value_error.${error.keyword}` }
+  }
+}

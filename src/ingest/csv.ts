@@ -1,0 +1,240 @@
+import Papa from 'papaparse'
+import { isCalendarDate, isCycle, isoDate } from '../domain/cycle.js'
+import { IngestRejected } from '../domain/errors.js'
+import { normalizeTown } from '../domain/town.js'
+
+/**
+ * CSV of a pricing cycle → validated rows (spec 4.5, D4–D10, D12). Pure: no Fastify, no database.
+ * Every rejection is an `IngestRejected` (400) whose `detail` is the exact client message.
+ */
+
+/** One validated data row. Prices are canonical decimal strings ('180.50') so they bind to
+ * numeric(6,2) exactly, never through a float. */
+export interface PriceRow {
+  /** Physical line of the file where the row starts (header = line 1). */
+  line: number
+  town: string
+  validFrom: string
+  validTo: string
+  superPetrol: string
+  diesel: string
+  kerosene: string
+}
+
+export type Field = 'validFrom' | 'validTo' | 'town' | 'superPetrol' | 'diesel' | 'kerosene'
+
+/** Field → index of its column in the file. */
+export type ColumnMap = Record<Field, number>
+
+export type DateFormat = 'DD-MM-YYYY' | 'YYYY-MM-DD'
+
+type Six = [string, string, string, string, string, string]
+
+/** D6: the canonical column order, with the names used in messages. */
+const FIELDS: ReadonlyArray<{ field: Field, display: string, kind: 'date' | 'town' | 'price' }> = [
+  { field: 'validFrom', display: 'From', kind: 'date' },
+  { field: 'validTo', display: 'To', kind: 'date' },
+  { field: 'town', display: 'Town', kind: 'town' },
+  { field: 'superPetrol', display: 'Super (PMS)', kind: 'price' },
+  { field: 'diesel', display: 'Diesel (AGO)', kind: 'price' },
+  { field: 'kerosene', display: 'Kerosene (IK)', kind: 'price' }
+]
+
+/** Spec 4.5 rule 2: header names after lower-casing and dropping all but letters and digits. */
+const HEADER_ALIASES: ReadonlyMap<string, Field> = new Map([
+  ['from', 'validFrom'], ['validfrom', 'validFrom'],
+  ['to', 'validTo'], ['validto', 'validTo'],
+  ['town', 'town'],
+  ['superpms', 'superPetrol'], ['super', 'superPetrol'], ['superpetrol', 'superPetrol'],
+  ['dieselago', 'diesel'], ['diesel', 'diesel'],
+  ['keroseneik', 'kerosene'], ['kerosene', 'kerosene']
+])
+
+export const HEADER_MISMATCH = 'CSV header must include From, To, Town, Super (PMS), Diesel (AGO), Kerosene (IK)'
+export const NO_ROWS = 'CSV payload contains no rows.'
+export const NOT_UTF8 = 'Uploaded file is not valid UTF-8 text.'
+
+// Compiled once: the parser runs them per cell on files of 100,000 rows.
+const NOT_ALNUM = /[^\p{L}\p{N}]/gu
+const DMY = /^(\d{2})-(\d{2})-(\d{4})$/
+const YMD = /^(\d{4})-(\d{2})-(\d{2})$/
+const PRICE = /^(-?)(\d+)(?:\.(\d{1,2}))?$/ // D5
+const LINE_BREAKS = /\r\n?/g
+
+/** UTF-8 bytes → text, with or without a byte order mark (the decoder drops it). */
+export function decodeCsv (bytes: Uint8Array): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    throw new IngestRejected(NOT_UTF8)
+  }
+}
+
+/** Spec 4.5 rules 1–3: find each required column, in any order; extra columns are ignored (D12).
+ * When two headers name the same field, the leftmost wins. */
+export function mapHeader (cells: readonly string[]): ColumnMap {
+  const found = new Map<Field, number>()
+  cells.forEach((cell, index) => {
+    const field = HEADER_ALIASES.get(cell.toLowerCase().replace(NOT_ALNUM, ''))
+    if (field !== undefined && !found.has(field)) found.set(field, index)
+  })
+  const columns = {} as ColumnMap
+  for (const { field } of FIELDS) {
+    const index = found.get(field)
+    if (index === undefined) throw new IngestRejected(HEADER_MISMATCH)
+    columns[field] = index
+  }
+  return columns
+}
+
+/** D7: the format a date cell is written in, judged by its shape; neither shape is an error. */
+export function detectDateFormat (raw: string): DateFormat {
+  const cell = raw.trim()
+  if (DMY.test(cell)) return 'DD-MM-YYYY'
+  if (YMD.test(cell)) return 'YYYY-MM-DD'
+  throw new IngestRejected(`Invalid date format: ${raw}`)
+}
+
+/** D7: a date cell in the file's format → YYYY-MM-DD. The other format, or a date that does not
+ * exist (31-02-2026), is rejected with the raw cell exactly as in the file. */
+export function parseDateCell (raw: string, format: DateFormat): string {
+  const dayFirst = format === 'DD-MM-YYYY'
+  const m = (dayFirst ? DMY : YMD).exec(raw.trim())
+  const year = Number(m?.[dayFirst ? 3 : 1])
+  const month = Number(m?.[2])
+  const day = Number(m?.[dayFirst ? 1 : 3])
+  if (m === null || !isCalendarDate(year, month, day)) {
+    throw new IngestRejected(`Invalid date format: ${raw}`)
+  }
+  return isoDate(year, month, day)
+}
+
+/** D5: a price cell → canonical two-decimal string, by string arithmetic only (no float, so
+ * nothing is rounded). Must be > 0 and fit numeric(6,2), i.e. at most 9999.99. */
+export function parsePriceCell (raw: string): string {
+  const m = PRICE.exec(raw.trim())
+  if (m === null) throw new IngestRejected(`Invalid price value: ${raw}`)
+  const digits = m[2] as string
+  let start = 0
+  while (start < digits.length - 1 && digits[start] === '0') start++
+  const whole = digits.slice(start)
+  const cents = (m[3] ?? '').padEnd(2, '0')
+  // A minus sign means <= 0; more than four whole digits means >= 10000.
+  if (m[1] === '-' || whole.length > 4 || (whole === '0' && cents === '00')) {
+    throw new IngestRejected(`Price out of range: ${raw}`)
+  }
+  return `${whole}.${cents}`
+}
+
+/**
+ * Spec 4.5 + D4–D10: the text of an uploaded CSV → validated rows, or the first error in file
+ * order (D10). Line numbers are physical lines: header = line 1, skipped blank lines count, and a
+ * row whose quoted field spans lines is reported at the line where it starts (D6).
+ */
+export function parseCycleCsv (text: string): PriceRow[] {
+  // One kind of line break (CRLF, CR or LF each end one physical line), so Papa needs no guessing.
+  const input = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(LINE_BREAKS, '\n')
+  const rows: PriceRow[] = []
+  let readRow: ((cells: readonly string[], line: number) => PriceRow) | undefined
+  let line = 1
+
+  Papa.parse<string[]>(input, {
+    header: false,
+    delimiter: ',',
+    newline: '\n',
+    quoteChar: '"',
+    skipEmptyLines: false,
+    step ({ data: cells, errors }) {
+      const rowLine = line
+      line += physicalLines(cells)
+      if (errors.length > 0) throw new IngestRejected(`Malformed quoted field on line ${rowLine}`)
+      if (isBlank(cells)) return // D6: skipped, though its line still counts
+      if (readRow === undefined) readRow = rowReader(mapHeader(cells))
+      else rows.push(readRow(cells, rowLine))
+    }
+  })
+
+  if (readRow === undefined) throw new IngestRejected(HEADER_MISMATCH)
+  if (rows.length === 0) throw new IngestRejected(NO_ROWS)
+  return rows
+}
+
+/**
+ * Validates data rows against one file's header. Keeps per-file state: the date format (D7), the
+ * rows seen (D9), and caches of cells already checked, since dates and towns repeat on every
+ * cycle of a file (all lookups O(1), so the whole file is linear).
+ */
+function rowReader (columns: ColumnMap): (cells: readonly string[], line: number) => PriceRow {
+  const specs = FIELDS.map((spec, slot) => ({ ...spec, slot, column: columns[spec.field] }))
+  // D7/D10: cells are checked in the file's column order.
+  const byPosition = [...specs].sort((a, b) => a.column - b.column)
+  const values = ['', '', '', '', '', ''] // by slot, in FIELDS order
+  let format: DateFormat | undefined
+  const dates = new Map<string, string>() // raw cell → YYYY-MM-DD
+  const towns = new Map<string, string>() // raw cell → D4 name
+  const cycleTo = new Map<string, string>() // valid_from → the valid_to that isCycle accepted
+  const seen = new Map<string, Map<string, number>>() // D9: valid_from → town → line
+
+  return (cells, line) => {
+    // D10, within one row: (1) D6, the first missing cell in canonical order; (2) D7/D5, cells
+    // left to right in the file's column order; (3) D8, the cycle; (4) D9, the duplicate.
+    for (const { column, kind, display } of specs) {
+      const cell = cells[column]
+      if (cell === undefined || (kind !== 'price' && cell.trim() === '')) {
+        throw new IngestRejected(`Missing value for ${display} on line ${line}`)
+      }
+    }
+    for (const { column, kind, slot } of byPosition) {
+      const cell = cells[column] as string
+      if (kind === 'price') {
+        values[slot] = parsePriceCell(cell)
+      } else if (kind === 'town') {
+        let town = towns.get(cell)
+        if (town === undefined) towns.set(cell, town = normalizeTown(cell))
+        values[slot] = town
+      } else {
+        let date = dates.get(cell)
+        if (date === undefined) {
+          format ??= detectDateFormat(cell) // D7: the first date cell fixes the format
+          dates.set(cell, date = parseDateCell(cell, format))
+        }
+        values[slot] = date
+      }
+    }
+    const [validFrom, validTo, town, superPetrol, diesel, kerosene] = values as Six
+
+    if (cycleTo.get(validFrom) !== validTo) {
+      if (!isCycle(validFrom, validTo)) {
+        const from = cells[columns.validFrom] as string
+        const to = cells[columns.validTo] as string
+        throw new IngestRejected(`Invalid pricing cycle on line ${line}: From ${from} To ${to}`)
+      }
+      cycleTo.set(validFrom, validTo)
+    }
+
+    let townsInCycle = seen.get(validFrom)
+    if (townsInCycle === undefined) seen.set(validFrom, townsInCycle = new Map())
+    const earlier = townsInCycle.get(town)
+    if (earlier !== undefined) {
+      throw new IngestRejected(`Duplicate row for ${town} from ${validFrom} on lines ${earlier} and ${line}`)
+    }
+    townsInCycle.set(town, line)
+    return { line, town, validFrom, validTo, superPetrol, diesel, kerosene }
+  }
+}
+
+/** A row with nothing but white space in its cells is a blank line (as `,,,` rows that
+ * spreadsheets leave behind). */
+function isBlank (cells: readonly string[]): boolean {
+  for (const cell of cells) if (cell.trim() !== '') return false
+  return true
+}
+
+/** How many physical lines a row spans: its own, plus one per line break inside quoted cells. */
+function physicalLines (cells: readonly string[]): number {
+  let lines = 1
+  for (const cell of cells) {
+    for (let i = cell.indexOf('\n'); i !== -1; i = cell.indexOf('\n', i + 1)) lines++
+  }
+  return lines
+}

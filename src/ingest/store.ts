@@ -1,0 +1,130 @@
+import { sql } from 'drizzle-orm'
+import type { Cycle } from '../domain/cycle.js'
+import type { Database } from '../db/client.js'
+import { rowsOf } from '../db/prices.js'
+import type { PriceRow } from './csv.js'
+
+/**
+ * Validated CSV rows → fuel_prices (spec 4.5 rule 6, D14, D15), or, for a dry run, what that
+ * would do. No Fastify: the route and `npm run seed` share this one ingest path.
+ */
+
+export interface IngestOutcome {
+  /** D15: data rows of the file; inserted + updated + unchanged. */
+  recordsProcessed: number
+  inserted: number
+  /** Rows whose prices changed an existing (town, valid_from); their ids are kept. */
+  updated: number
+  /** Rows identical to what was stored, left untouched. */
+  unchanged: number
+  /** The cycles the rows touch, distinct, newest first. */
+  cycles: Cycle[]
+}
+
+export interface IngestOptions {
+  /** Count against what is stored, write nothing. */
+  dryRun?: boolean
+  /** Rows per statement; each batch travels as ONE bind parameter (D14), so no 65,535 limit. */
+  batchSize?: number
+}
+
+/** 20,000 rows make ~2.5 MB of JSON: a 100,000-row file is five statements. */
+export const DEFAULT_BATCH_SIZE = 20_000
+
+/** D14: any fixed 64-bit key, distinct from the migration lock's. */
+export const INGEST_LOCK_KEY = 7_305_531_002
+
+/**
+ * Upserts the rows in one transaction (D14: all or none), or counts them for a dry run.
+ * `rows` come from `parseCycleCsv`, which guarantees that no (town, valid_from) repeats (D9);
+ * a repeat would make PostgreSQL refuse the batch ("cannot affect row a second time").
+ */
+export async function ingestRows (database: Database, rows: readonly PriceRow[], options: IngestOptions = {}): Promise<IngestOutcome> {
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError('batchSize must be a positive integer')
+  const batches: string[] = []
+  for (let i = 0; i < rows.length; i += batchSize) batches.push(recordsJson(rows.slice(i, i + batchSize)))
+
+  let inserted = 0
+  let updated = 0
+  if (options.dryRun === true) {
+    // One snapshot for every batch, so the counts describe one state of the table.
+    await database.db.transaction(async (tx) => {
+      for (const records of batches) {
+        const [counts] = rowsOf<Counts>(await tx.execute(sql`
+          SELECT count(*) FILTER (WHERE f.id IS NULL)::int AS inserted,
+                 count(*) FILTER (WHERE f.id IS NOT NULL
+                   AND (f.super_petrol, f.diesel, f.kerosene) IS DISTINCT FROM (r.super_petrol, r.diesel, r.kerosene))::int AS updated
+          FROM json_to_recordset(${records}::json) AS r(${RECORD_COLUMNS})
+          LEFT JOIN fuel_prices AS f ON f.town = r.town AND f.valid_from = r.valid_from`))
+        inserted += counts?.inserted ?? 0
+        updated += counts?.updated ?? 0
+      }
+    }, { isolationLevel: 'repeatable read', accessMode: 'read only' })
+  } else {
+    await database.db.transaction(async (tx) => {
+      // D14: concurrent ingests take turns (held until COMMIT/ROLLBACK), so they never deadlock
+      // on each other's rows nor interleave their batches.
+      await tx.execute(sql`SELECT pg_advisory_xact_lock(${INGEST_LOCK_KEY}::bigint)`)
+      for (const records of batches) {
+        // Spec 4.5 rule 6: upsert on (town, valid_from), keeping the id (spec 2: "stable once
+        // written"). The WHERE leaves identical rows untouched (no new row version, counted as
+        // unchanged); xmax = 0 marks a row this statement inserted rather than updated.
+        const [counts] = rowsOf<Counts>(await tx.execute(sql`
+          WITH upserted AS (
+            INSERT INTO fuel_prices AS f (town, valid_from, valid_to, super_petrol, diesel, kerosene)
+            SELECT r.town, r.valid_from, r.valid_to, r.super_petrol, r.diesel, r.kerosene
+            FROM json_to_recordset(${records}::json) AS r(${RECORD_COLUMNS})
+            ON CONFLICT ON CONSTRAINT fuel_prices_town_valid_from_key DO UPDATE
+              SET super_petrol = EXCLUDED.super_petrol, diesel = EXCLUDED.diesel, kerosene = EXCLUDED.kerosene
+              WHERE (f.super_petrol, f.diesel, f.kerosene) IS DISTINCT FROM (EXCLUDED.super_petrol, EXCLUDED.diesel, EXCLUDED.kerosene)
+            RETURNING (f.xmax = 0) AS inserted
+          )
+          SELECT count(*) FILTER (WHERE inserted)::int AS inserted,
+                 count(*) FILTER (WHERE NOT inserted)::int AS updated
+          FROM upserted`))
+        inserted += counts?.inserted ?? 0
+        updated += counts?.updated ?? 0
+      }
+    })
+  }
+
+  return {
+    recordsProcessed: rows.length,
+    inserted,
+    updated,
+    unchanged: rows.length - inserted - updated,
+    cycles: cyclesOf(rows)
+  }
+}
+
+interface Counts {
+  inserted: number
+  updated: number
+}
+
+// valid_to needs no comparison: the cycle rule (D8, a CHECK constraint) derives it from valid_from.
+const RECORD_COLUMNS = sql.raw('town text, valid_from date, valid_to date, super_petrol numeric, diesel numeric, kerosene numeric')
+
+/**
+ * One batch as JSON text: a single bind parameter, parsed server-side by json_to_recordset. (A JS
+ * array in Drizzle's `sql` template would become one parameter per element.) Prices stay the
+ * exact decimal strings of the file, so numeric(6,2) receives them without a float in between.
+ */
+function recordsJson (rows: readonly PriceRow[]): string {
+  return JSON.stringify(rows.map((r) => ({
+    town: r.town,
+    valid_from: r.validFrom,
+    valid_to: r.validTo,
+    super_petrol: r.superPetrol,
+    diesel: r.diesel,
+    kerosene: r.kerosene
+  })))
+}
+
+/** Distinct cycles, newest first (YYYY-MM-DD strings sort as dates). */
+export function cyclesOf (rows: readonly PriceRow[]): Cycle[] {
+  const byFrom = new Map<string, string>()
+  for (const row of rows) byFrom.set(row.validFrom, row.validTo)
+  return [...byFrom].sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0)).map(([validFrom, validTo]) => ({ validFrom, validTo }))
+}

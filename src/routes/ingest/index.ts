@@ -1,0 +1,183 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { finished } from 'node:stream/promises'
+import multipart from '@fastify/multipart'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import type { Config } from '../../config.js'
+import { HttpError } from '../../domain/errors.js'
+import { IngestCsvQuery, IngestCsvResponses } from '../../generated/openapi.js'
+import { decodeCsv, parseCycleCsv } from '../../ingest/csv.js'
+import { ingestRows } from '../../ingest/store.js'
+
+export interface IngestRoutesOptions {
+  config: Pick<Config, 'ingestToken' | 'maxUploadBytes'>
+}
+
+export const INVALID_TOKEN = 'Invalid authorization token for ingestion endpoint.'
+export const NOT_CSV = 'Uploaded file must be a CSV file.'
+export const MALFORMED_MULTIPART = 'Malformed multipart/form-data body.'
+export const ONE_FILE_ONLY = 'Upload exactly one file, in the form field "file".'
+export const TOO_MANY_PARTS = 'Multipart body has too many parts.'
+
+/** Spec 4.5: the accepted media types, compared without parameters, case-insensitively (D12). */
+const CSV_MEDIA_TYPES = new Set(['text/csv', 'application/vnd.ms-excel', 'application/octet-stream'])
+
+/** D11: the FastAPI/pydantic-v1 answer for a missing `file` form field. */
+const fileMissing = (): HttpError => new HttpError(422, [{ loc: ['body', 'file'], msg: 'field required', type: 'value_error.missing' }])
+
+/** D12: `Uploaded file exceeds the 10 MiB limit.`, the figure following MAX_UPLOAD_BYTES. */
+const tooLarge = (maxBytes: number): HttpError => new HttpError(413, `Uploaded file exceeds the ${formatByteSize(maxBytes)} limit.`)
+
+/** A byte count as people say it: whole MiB or KiB when it is one ("10 MiB"), else bytes. */
+export function formatByteSize (bytes: number): string {
+  const MiB = 1024 * 1024
+  if (bytes >= MiB && bytes % MiB === 0) return `${bytes / MiB} MiB`
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`
+  return bytes === 1 ? '1 byte' : `${bytes} bytes`
+}
+
+const sha256 = (value: string): Buffer => createHash('sha256').update(value).digest()
+
+/** operationId: ingestCsv (spec 4.5). */
+const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { config }) => {
+  const maxBytes = config.maxUploadBytes
+
+  // D13: the token is checked in onRequest, before any byte of the body is read. Comparing
+  // SHA-256 digests keeps the comparison constant-time whatever the lengths.
+  const expected = config.ingestToken === undefined ? undefined : sha256(config.ingestToken)
+  app.addHook('onRequest', async (request) => {
+    if (expected === undefined) return // spec 5 rule 4: unset means open (app.ts warns at start)
+    const match = /^bearer[ \t]+(.*)$/i.exec(request.headers.authorization ?? '')
+    const given = sha256(match?.[1]?.trim() ?? '')
+    if (match === null || !timingSafeEqual(given, expected)) {
+      throw new HttpError(401, INVALID_TOKEN, { 'www-authenticate': 'Bearer' })
+    }
+  })
+
+  // Only multipart/form-data reaches the multipart reader; every other body (JSON, text, none)
+  // is drained by the catch-all below so the handler can answer D11's 422 instead of Fastify's
+  // 415. Scoped to this plugin: the rest of the app keeps its parsers.
+  app.removeAllContentTypeParsers()
+  await app.register(multipart, {
+    limits: {
+      fileSize: maxBytes, // D12: busboy stops buffering here and the upload is refused, never cut
+      files: 1,
+      fields: 16,
+      parts: 32,
+      fieldSize: 16 * 1024,
+      fieldNameSize: 100,
+      headerPairs: 32
+    }
+  })
+  app.addContentTypeParser('*', (_request, payload, done) => {
+    // Discard as it arrives (constant memory); a body above the upload limit stops here (D12).
+    let seen = 0
+    const onData = (chunk: Buffer): void => {
+      seen += chunk.length
+      if (seen > maxBytes) {
+        payload.removeListener('data', onData)
+        payload.removeListener('end', onEnd)
+        done(tooLarge(maxBytes))
+      }
+    }
+    const onEnd = (): void => { done(null, undefined) }
+    payload.on('data', onData)
+    payload.once('end', onEnd)
+    payload.once('error', (err) => { payload.removeListener('end', onEnd); done(err) })
+  })
+
+  app.post('/v1/ingest/csv', {
+    schema: { querystring: IngestCsvQuery, response: IngestCsvResponses },
+    config: { publicCache: true } // D17: the 201 is cacheable like the read routes
+  }, async (request, reply) => {
+    const bytes = await readCsvUpload(request, maxBytes)
+    const rows = parseCycleCsv(decodeCsv(bytes)) // spec 4.5 / D4–D10: every 400
+    if (request.query.dry_run === true) {
+      const outcome = await ingestRows(app.database, rows, { dryRun: true })
+      // A dry run describes one moment of the table: nothing for a cache to keep.
+      void reply.header('cache-control', 'no-store')
+      return {
+        status: 'dry_run' as const,
+        records_processed: outcome.recordsProcessed,
+        inserted: outcome.inserted,
+        updated: outcome.updated,
+        unchanged: outcome.unchanged,
+        cycles: outcome.cycles.map((c) => ({ valid_from: c.validFrom, valid_to: c.validTo }))
+      }
+    }
+    const outcome = await ingestRows(app.database, rows)
+    // Spec 4.2 rule 6: only after COMMIT, so the next read cannot refill the cache from the
+    // state before this ingest.
+    app.latestCache.clear()
+    void reply.code(201)
+    return {
+      status: 'success' as const,
+      records_processed: outcome.recordsProcessed, // D15
+      timestamp: utcTimestamp(new Date()), // D16
+      inserted: outcome.inserted,
+      updated: outcome.updated,
+      unchanged: outcome.unchanged
+    }
+  })
+}
+
+/**
+ * The bytes of the `file` part. The whole body is read (other parts discarded) so that the
+ * answer never leaves half a request on the connection; every limit keeps that bounded.
+ */
+async function readCsvUpload (request: FastifyRequest, maxBytes: number): Promise<Buffer> {
+  if (!request.isMultipart()) throw fileMissing() // D11
+  let upload: Buffer | undefined
+  let notCsv = false
+  try {
+    for await (const part of request.parts()) {
+      if (part.type !== 'file') continue
+      if (part.fieldname !== 'file') {
+        part.file.resume()
+        await finished(part.file)
+      } else if (!CSV_MEDIA_TYPES.has(mediaType(part.mimetype))) {
+        notCsv = true // judged on the part's header; its bytes are not needed
+        part.file.resume()
+        await finished(part.file)
+      } else {
+        upload = await part.toBuffer() // throws on a file above `fileSize` (D12)
+      }
+    }
+  } catch (err) {
+    if (notCsv) throw new HttpError(415, NOT_CSV)
+    throw uploadError(err, maxBytes)
+  }
+  if (notCsv) throw new HttpError(415, NOT_CSV)
+  if (upload === undefined) throw fileMissing() // D11
+  return upload
+}
+
+/** Errors of the multipart reader → exact 4xx answers; a malformed body is never a 500. */
+function uploadError (err: unknown, maxBytes: number): HttpError {
+  if (err instanceof HttpError) return err
+  const { code, statusCode, message } = (err ?? {}) as { code?: string, statusCode?: number, message?: string }
+  switch (code) {
+    case 'FST_REQ_FILE_TOO_LARGE': return tooLarge(maxBytes)
+    case 'FST_FILES_LIMIT': return new HttpError(400, ONE_FILE_ONLY)
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FIELDS_LIMIT': return new HttpError(413, TOO_MANY_PARTS)
+  }
+  // @fastify/multipart's own 4xx (e.g. a prototype field name); busboy's parse errors are plain
+  // Errors ("Unexpected end of multipart data", "Boundary not found").
+  if (statusCode !== undefined && statusCode >= 400 && statusCode < 500 && message !== undefined) {
+    return new HttpError(statusCode, message)
+  }
+  return new HttpError(400, MALFORMED_MULTIPART)
+}
+
+/** `Text/CSV; charset=utf-8` → `text/csv` (D12). */
+function mediaType (value: string): string {
+  return (value.split(';')[0] ?? '').trim().toLowerCase()
+}
+
+/** D16: UTC, whole seconds, `YYYY-MM-DDTHH:MM:SSZ`. */
+export function utcTimestamp (date: Date): string {
+  return date.toISOString().slice(0, 19) + 'Z'
+}
+
+export default ingest

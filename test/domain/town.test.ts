@@ -1,0 +1,21 @@
+import t from 'tap'
+import { normalizeTown, townFilter } from '../../src/domain/town.js'
+
+t.test('[D4] title-cases word by word, split on spaces and hyphens only', async (t) => {
+  t.equal(normalizeTown("MURANG'A"), "Murang'a")
+  t.equal(normalizeTown("moi's bridge"), "Moi's Bridge")
+  t.equal(normalizeTown('kapsabet-nandi'), 'Kapsabet-Nandi')
+  t.equal(normalizeTown('EL WAK'), 'El Wak')
+})
+
+t.test('[D4] trims and collapses inner white space', async (t) => {
+  t.equal(normalizeTown('  nairobi \t  west  '), 'Nairobi West')
+  t.equal(normalizeTown('eldama  ravine'), 'Eldama Ravine')
+})
+
+t.test('[D4][D21] the town filter is trimmed and collapsed; blank means absent', async (t) => {
+  t.equal(townFilter('  moi\'s   BRIDGE '), "moi's BRIDGE")
+  t.equal(townFilter('   '), undefined)
+  t.equal(townFilter(''), undefined)
+  t.equal(townFilter(undefined), undefined)
+})

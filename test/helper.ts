@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto'
+import type { FastifyInstance } from 'fastify'
+import postgres from 'postgres'
+import t, { type Test } from 'tap'
+import { buildApp, type AppOptions } from '../src/app.js'
+import { loadConfig, type Config } from '../src/config.js'
+import { openDatabase, type Database } from '../src/db/client.js'
+import { migrateDatabase } from '../src/db/migrate.js'
+import { fuelPrices, type NewFuelPriceRow } from '../src/db/schema.js'
+import { MemorySlidingWindowStore } from '../src/ratelimit/sliding-window.js'
+
+/**
+ * Tests run against the embedded PGlite by default and against real PostgreSQL when
+ * TEST_DATABASE_URL is set (.ci/run does both). Each test file gets a database of its own: a new
+ * in-memory PGlite, or a fresh schema on the server, dropped when the file ends.
+ */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL !== undefined && process.env.TEST_DATABASE_URL !== ''
+  ? process.env.TEST_DATABASE_URL
+  : undefined
+
+export const backend = TEST_DATABASE_URL === undefined ? 'pglite' : 'postgres'
+
+let shared: Promise<Database> | undefined
+
+/** The database of this test file (one per process: tap runs each file in its own). */
+export async function testDatabase (): Promise<Database> {
+  shared ??= createTestDatabase()
+  return await shared
+}
+
+async function createTestDatabase (): Promise<Database> {
+  if (TEST_DATABASE_URL === undefined) {
+    const database = await openDatabase({ dataDir: 'memory://' })
+    await migrateDatabase(database)
+    t.teardown(async () => { await database.close() })
+    return database
+  }
+  const schema = `test_${process.pid}_${randomBytes(4).toString('hex')}`
+  const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} })
+  await admin.unsafe(`CREATE SCHEMA "${schema}"`)
+  const database = await openDatabase({ url: TEST_DATABASE_URL, schema, poolMax: 5 })
+  await migrateDatabase(database, TEST_DATABASE_URL)
+  t.teardown(async () => {
+    await database.close()
+    await admin.unsafe(`DROP SCHEMA "${schema}" CASCADE`)
+    await admin.end()
+  })
+  return database
+}
+
+/** A config as the service would load it from this environment, with test overrides. */
+export function testConfig (overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({ LOG_LEVEL: 'silent' }), ...overrides }
+}
+
+export interface BuildOptions extends Partial<Omit<AppOptions, 'config'>> {
+  /** Overrides of the config loaded from an empty environment. */
+  config?: Partial<Config>
+}
+
+/** The app on this file's database, closed when the test ends (STYLE: build(t)). */
+export async function build (test: Test, options: BuildOptions = {}): Promise<FastifyInstance> {
+  // Tests that are not about D22 get an allowance they never reach.
+  const max = options.rateLimitMax ?? 1_000_000
+  const app = await buildApp({
+    config: testConfig(options.config),
+    database: options.database ?? await testDatabase(),
+    rateLimitStore: options.rateLimitStore ?? new MemorySlidingWindowStore({ max }),
+    rateLimitMax: max,
+    logger: options.logger ?? false
+  })
+  test.teardown(async () => { await app.close() })
+  return app
+}
+
+/** Empties the table and restarts ids, so a test starts from a known state. */
+export async function resetData (): Promise<void> {
+  const database = await testDatabase()
+  await database.db.execute('TRUNCATE fuel_prices RESTART IDENTITY' as never)
+}
+
+export type PriceFixture = Omit<NewFuelPriceRow, 'id' | 'validTo'> & { validTo?: string }
+
+/** Inserts rows straight through Drizzle (bypassing ingest), valid_to derived by the cycle rule. */
+export async function insertPrices (rows: PriceFixture[]): Promise<void> {
+  const database = await testDatabase()
+  const { cycleFrom } = await import('../src/domain/cycle.js')
+  await database.db.insert(fuelPrices).values(rows.map((r) => ({
+    ...r,
+    validTo: r.validTo ?? (cycleFrom(r.validFrom)?.validTo as string)
+  })))
+}
+
+export { t }
