@@ -30,7 +30,10 @@ async function errors (app: FastifyInstance): Promise<void> {
     void reply.code(500).send({ detail: 'Internal Server Error' })
   })
 
-  app.setNotFoundHandler((request, reply) => {
+  // Spec 8: every path but health is rate limited, unknown ones included (the limiter hooks only
+  // declared routes, so the not-found handler takes its hook explicitly).
+  const notFoundOptions = typeof app.rateLimit === 'function' ? { preHandler: app.rateLimit() } : {}
+  app.setNotFoundHandler(notFoundOptions, (request, reply) => {
     // D19: a known path with another method is 405 with Allow, not 404.
     const url = request.url.split('?')[0] as string
     const allowed = METHODS.filter((method) => app.hasRoute({ url, method }))

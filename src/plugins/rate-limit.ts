@@ -16,9 +16,9 @@ import {
 export interface RateLimitPluginOptions {
   /** The sliding log (D22). The plugin closes it when the app closes. */
   store: SlidingWindowStore
-  /** Must equal the store's own `max`; it is what `RateLimit-Limit` announces. Default 60. */
+  /** What `RateLimit-Limit` announces. Default: the store's own `max` (else 60); must agree with it. */
   max?: number
-  /** Must equal the store's own `windowMs`. Default 60,000. */
+  /** Default: the store's own `windowMs` (else 60,000); must agree with it. */
   windowMs?: number
 }
 
@@ -89,8 +89,13 @@ function isExempt (request: FastifyRequest): boolean {
  * give its 404 handler `{ preHandler: app.rateLimit() }` to count them too.
  */
 const rateLimitPlugin: FastifyPluginAsync<RateLimitPluginOptions> = async (app, options) => {
-  const max = options.max ?? DEFAULT_MAX
-  const windowMs = options.windowMs ?? DEFAULT_WINDOW_MS
+  const { store } = options
+  const max = options.max ?? store.max ?? DEFAULT_MAX
+  const windowMs = options.windowMs ?? store.windowMs ?? DEFAULT_WINDOW_MS
+  // The store decides; the plugin only announces. Disagreeing figures would send headers that lie.
+  if ((store.max !== undefined && store.max !== max) || (store.windowMs !== undefined && store.windowMs !== windowMs)) {
+    throw new Error(`rate-limit: plugin max/windowMs ${max}/${windowMs} differ from the store's ${store.max}/${store.windowMs}`)
+  }
 
   await app.register(rateLimit, {
     global: true,
@@ -106,13 +111,13 @@ const rateLimitPlugin: FastifyPluginAsync<RateLimitPluginOptions> = async (app, 
     // The store fails open by itself (see RedisSlidingWindowStore); anything it still throws is a
     // bug and should surface as a 500, not pass silently.
     skipOnError: false,
-    store: storeClass(options.store, max, windowMs),
+    store: storeClass(store, max, windowMs),
     // Thrown by the plugin; the app's single error handler renders it as {"detail": ...} (D19).
     errorResponseBuilder: () => new HttpError(429, RATE_LIMIT_DETAIL)
   })
 
   app.addHook('onClose', async () => {
-    await options.store.close?.()
+    await store.close?.()
   })
 }
 

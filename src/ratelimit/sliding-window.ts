@@ -19,6 +19,9 @@ export interface HitResult {
 export interface SlidingWindowStore {
   hit (key: string): Promise<HitResult>
   close? (): Promise<void>
+  /** The limits the store enforces, when it can say; the rate-limit plugin checks they agree with its headers. */
+  readonly max?: number
+  readonly windowMs?: number
 }
 
 /** D22 / spec section 8: 60 requests per 60 seconds per client. */
@@ -26,12 +29,12 @@ export const DEFAULT_MAX = 60
 export const DEFAULT_WINDOW_MS = 60_000
 
 /**
- * Worst-case memory of the default cap, measured on Node 20 (V8, x64, pointer compression off):
- * an entry is a Map slot, the key string (≤ 45 chars for an IPv6 text form, ~70 B), the entry
- * object (~40 B) and its array of timestamps (V8 packed doubles: 16 B header + 8 B per slot, with
- * growth slack up to ~85 slots for 60 pushes). A key that made its full 60 requests costs about
- * 0.9 KB, so 100,000 such keys are ≈ 90 MB; under a flood of distinct addresses (one timestamp
- * per key) the cap costs ≈ 20 MB. Both are bounded regardless of how many addresses appear.
+ * Memory of the default cap, measured on Node 20 (x64) with 100,000 keys held: a key that made
+ * one request (the shape of a flood of distinct, possibly forged, addresses) costs ≈ 0.2 KB, so
+ * ≈ 20 MB in all; the worst case, every key with its full 60 timestamps in the window (a double
+ * each, plus array growth slack), costs ≈ 0.9 KB, so ≈ 90 MB. Reaching that takes 100,000
+ * clients each sending 60 requests a minute (100,000 req/s on one process). Either way it is a
+ * bound, whatever the number of addresses seen.
  */
 export const DEFAULT_MAX_KEYS = 100_000
 
@@ -43,23 +46,31 @@ export interface MemorySlidingWindowOptions {
   now?: () => number
 }
 
+/** One key's log, also a node of the recency list (head = least recently seen). */
 interface MemoryEntry {
+  key: string
   /** Allowed request times, ascending; pruned to the window on every hit. At most `max` long. */
   times: number[]
-  /** Last time the key was seen (allowed or not); the Map is kept in this order. */
+  /** Last time the key was seen (allowed or not); the list is kept in this order. */
   lastSeen: number
+  prev: MemoryEntry | undefined
+  next: MemoryEntry | undefined
 }
 
 /** At most this many expired entries are swept per hit, so no single request pays for a big sweep. */
 const SWEEP_PER_HIT = 64
 
 /**
- * One process's sliding log (used when REDIS_URL is unset). The Map doubles as an LRU list:
- * every hit re-inserts its key at the end, so the first entries are the least recently seen.
- * Those are swept when their last hit has left the window (all their timestamps have, too), and
- * evicted outright when `maxKeys` is exceeded. Evicting a still-active key hands that client a
- * fresh allowance; that only happens when more than `maxKeys` distinct clients were seen within
- * one window, and it is the price of the memory bound D22 asks for.
+ * One process's sliding log (used when REDIS_URL is unset). A Map finds a key's entry; a doubly
+ * linked list through the entries keeps them in order of last hit, so both clean-ups are O(1)
+ * from its head: entries whose last hit has left the window (all their timestamps have, too)
+ * are swept, and when more than `maxKeys` keys are held the least recently seen is evicted.
+ * (Re-inserting into the Map to keep its own order would leave deleted slots at its front that
+ * every later front iteration walks over: quadratic under a flood.) No timers are involved.
+ *
+ * Evicting a still-active key hands that client a fresh allowance; that only happens when more
+ * than `maxKeys` distinct clients were seen within one window, and it is the price of the memory
+ * bound D22 asks for.
  */
 export class MemorySlidingWindowStore implements SlidingWindowStore {
   readonly max: number
@@ -67,6 +78,8 @@ export class MemorySlidingWindowStore implements SlidingWindowStore {
   readonly maxKeys: number
   private readonly now: () => number
   private readonly entries = new Map<string, MemoryEntry>()
+  private head: MemoryEntry | undefined
+  private tail: MemoryEntry | undefined
 
   constructor (options: MemorySlidingWindowOptions = {}) {
     this.max = positiveInteger('max', options.max ?? DEFAULT_MAX)
@@ -91,14 +104,19 @@ export class MemorySlidingWindowStore implements SlidingWindowStore {
 
     let entry = this.entries.get(key)
     if (entry === undefined) {
-      entry = { times: [], lastSeen: now }
+      // A literal of one element: `[]` followed by push() would reserve 17 slots, and under a
+      // flood of distinct addresses nearly every entry holds exactly one timestamp.
+      entry = { key, times: [now], lastSeen: now, prev: undefined, next: undefined }
+      this.entries.set(key, entry)
+      this.append(entry)
+      if (this.entries.size > this.maxKeys && this.head !== undefined) this.remove(this.head)
+      return { allowed: true, remaining: this.max - 1, resetMs: this.windowMs }
     } else {
-      this.entries.delete(key) // re-inserted below: moves the key to the most-recent end
       pruneTimes(entry.times, cutoff)
       entry.lastSeen = now
+      this.unlink(entry)
+      this.append(entry)
     }
-    this.entries.set(key, entry)
-    if (this.entries.size > this.maxKeys) this.evictOldest(this.entries.size - this.maxKeys)
 
     const times = entry.times
     const allowed = times.length < this.max
@@ -107,28 +125,44 @@ export class MemorySlidingWindowStore implements SlidingWindowStore {
     return {
       allowed,
       remaining: Math.max(0, this.max - times.length),
-      resetMs: oldest === undefined ? 0 : Math.max(0, oldest + this.windowMs - now)
+      // Clamped: if the clock stepped back, a stored time can lie "in the future".
+      resetMs: oldest === undefined ? 0 : Math.min(this.windowMs, Math.max(0, oldest + this.windowMs - now))
     }
   }
 
   async close (): Promise<void> {
     this.entries.clear()
+    this.head = this.tail = undefined
   }
 
-  /** Drops keys whose last hit has left the window (from the least recently seen end). */
+  /** Drops keys whose last hit has left the window, starting from the least recently seen. */
   private sweep (cutoff: number): void {
-    let budget = SWEEP_PER_HIT
-    for (const [key, entry] of this.entries) {
-      if (budget-- === 0 || entry.lastSeen > cutoff) return
-      this.entries.delete(key)
+    for (let budget = SWEEP_PER_HIT; budget > 0; budget--) {
+      const oldest = this.head
+      if (oldest === undefined || oldest.lastSeen > cutoff) return
+      this.remove(oldest)
     }
   }
 
-  private evictOldest (count: number): void {
-    for (const key of this.entries.keys()) {
-      if (count-- === 0) return
-      this.entries.delete(key)
-    }
+  private remove (entry: MemoryEntry): void {
+    this.unlink(entry)
+    this.entries.delete(entry.key)
+  }
+
+  private append (entry: MemoryEntry): void {
+    entry.prev = this.tail
+    entry.next = undefined
+    if (this.tail === undefined) this.head = entry
+    else this.tail.next = entry
+    this.tail = entry
+  }
+
+  private unlink (entry: MemoryEntry): void {
+    if (entry.prev === undefined) this.head = entry.next
+    else entry.prev.next = entry.next
+    if (entry.next === undefined) this.tail = entry.prev
+    else entry.next.prev = entry.prev
+    entry.prev = entry.next = undefined
   }
 }
 
@@ -147,7 +181,8 @@ function positiveInteger (name: string, value: number): number {
 /**
  * One atomic step of the sliding log over a sorted set whose scores are request times (ms).
  * KEYS[1] the client's set; ARGV: max, windowMs, a unique member, now (ms; empty = Redis TIME).
- * Returns { allowed 0/1, count in window after this request, ms until the oldest leaves }.
+ * Returns { allowed 0/1, count in window after this request, ms until the oldest leaves }
+ * (clamped to the window: replicas passing their own clocks may disagree by a few ms).
  * Only an allowed request is added and only it renews the key's expiry (D22: rejections do not
  * extend the block); the set expires exactly when its newest request leaves the window.
  */
@@ -171,7 +206,7 @@ end
 local reset = 0
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 if oldest[2] then
-  reset = math.max(0, math.ceil(tonumber(oldest[2]) + window - now))
+  reset = math.min(window, math.max(0, math.ceil(tonumber(oldest[2]) + window - now)))
 end
 return { allowed, count, reset }
 `

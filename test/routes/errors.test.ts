@@ -34,3 +34,13 @@ t.test('[D27] read endpoints answer 500 in the envelope while the database fails
   t.equal(res.statusCode, 500)
   t.same(res.json(), { detail: 'Internal Server Error' })
 })
+
+t.test('[spec 8] unknown paths count against the rate limit too', async (t) => {
+  const app = await build(t, { rateLimitMax: 2 })
+  const statuses: number[] = []
+  for (let i = 0; i < 3; i++) statuses.push((await app.inject('/v1/nope')).statusCode)
+  t.same(statuses, [404, 404, 429])
+  const limited = await app.inject('/v1/towns')
+  t.equal(limited.statusCode, 429)
+  t.same(limited.json(), { detail: 'Rate limit exceeded. Try again later.' })
+})
