@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm'
 import type { Cycle } from '../domain/cycle.js'
 import type { Database } from '../db/client.js'
 import { rowsOf } from '../db/prices.js'
+import { pricesChangedChannel } from '../db/channels.js'
 import type { PriceRow } from './csv.js'
 
 /**
@@ -30,6 +31,9 @@ export interface IngestOptions {
 
 /** 20,000 rows make ~2.5 MB of JSON: a 100,000-row file is five statements. */
 export const DEFAULT_BATCH_SIZE = 20_000
+
+/** Bound on each statement of an ingest, the wait for the lock included. */
+export const INGEST_STATEMENT_TIMEOUT_MS = 300_000
 
 /** D14: any fixed 64-bit key, distinct from the migration lock's. */
 export const INGEST_LOCK_KEY = 7_305_531_002
@@ -65,6 +69,9 @@ export async function ingestRows (database: Database, rows: readonly PriceRow[],
     await database.db.transaction(async (tx) => {
       // D14: concurrent ingests take turns (held until COMMIT/ROLLBACK), so they never deadlock
       // on each other's rows nor interleave their batches.
+      // A large file, or one queued behind others, may take longer than a read's statement
+      // timeout; this transaction gets its own bound (SET LOCAL ends with it).
+      await tx.execute(sql.raw(`SET LOCAL statement_timeout = ${INGEST_STATEMENT_TIMEOUT_MS}`))
       await tx.execute(sql`SELECT pg_advisory_xact_lock(${INGEST_LOCK_KEY}::bigint)`)
       for (const records of batches) {
         // Spec 4.5 rule 6: upsert on (town, valid_from), keeping the id (spec 2: "stable once
@@ -86,6 +93,9 @@ export async function ingestRows (database: Database, rows: readonly PriceRow[],
         inserted += counts?.inserted ?? 0
         updated += counts?.updated ?? 0
       }
+      // D26: every replica listening on PostgreSQL clears its latest-prices cache; a NOTIFY is
+      // delivered at COMMIT and dropped on ROLLBACK. (PGlite has one process: the caller clears.)
+      if (database.kind === 'postgres') await tx.execute(sql`SELECT pg_notify(${pricesChangedChannel(database)}, '')`)
     })
   }
 

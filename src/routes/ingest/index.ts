@@ -7,7 +7,7 @@ import type { Config } from '../../config.js'
 import { HttpError } from '../../domain/errors.js'
 import { IngestCsvQuery, IngestCsvResponses } from '../../generated/openapi.js'
 import { decodeCsv, parseCycleCsv } from '../../ingest/csv.js'
-import { ingestRows } from '../../ingest/store.js'
+import { ingestRows, type IngestOutcome } from '../../ingest/store.js'
 
 export interface IngestRoutesOptions {
   config: Pick<Config, 'ingestToken' | 'maxUploadBytes'>
@@ -25,8 +25,20 @@ const CSV_MEDIA_TYPES = new Set(['text/csv', 'application/vnd.ms-excel', 'applic
 /** D11: the FastAPI/pydantic-v1 answer for a missing `file` form field. */
 const fileMissing = (): HttpError => new HttpError(422, [{ loc: ['body', 'file'], msg: 'field required', type: 'value_error.missing' }])
 
-/** D12: `Uploaded file exceeds the 10 MiB limit.`, the figure following MAX_UPLOAD_BYTES. */
-const tooLarge = (maxBytes: number): HttpError => new HttpError(413, `Uploaded file exceeds the ${formatByteSize(maxBytes)} limit.`)
+/**
+ * D12: `Uploaded file exceeds the 10 MiB limit.`, the figure following MAX_UPLOAD_BYTES. When
+ * the rest of the body is left unread the connection is closed after the answer, as Fastify does
+ * for its own body limit, instead of reading what the client still sends.
+ */
+const tooLarge = (maxBytes: number, unread = false): HttpError =>
+  new HttpError(413, `Uploaded file exceeds the ${formatByteSize(maxBytes)} limit.`, unread ? { connection: 'close' } : {})
+
+/**
+ * What a multipart body may hold besides the file within the limits below (16 fields of 16 KiB,
+ * part headers, boundaries). A Content-Length above maxBytes + this cannot be a valid upload, so
+ * it is refused before a byte is read.
+ */
+const MULTIPART_ALLOWANCE_BYTES = 1024 * 1024
 
 /** A byte count as people say it: whole MiB or KiB when it is one ("10 MiB"), else bytes. */
 export function formatByteSize (bytes: number): string {
@@ -50,7 +62,8 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
     const match = /^bearer[ \t]+(.*)$/i.exec(request.headers.authorization ?? '')
     const given = sha256(match?.[1]?.trim() ?? '')
     if (match === null || !timingSafeEqual(given, expected)) {
-      throw new HttpError(401, INVALID_TOKEN, { 'www-authenticate': 'Bearer' })
+      // Closing the connection after the answer means the unread body is never read either.
+      throw new HttpError(401, INVALID_TOKEN, { 'www-authenticate': 'Bearer', connection: 'close' })
     }
   })
 
@@ -69,7 +82,11 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
       headerPairs: 32
     }
   })
-  app.addContentTypeParser('*', (_request, payload, done) => {
+  app.addContentTypeParser('*', (request, payload, done) => {
+    if (Number(request.headers['content-length']) > maxBytes) {
+      done(tooLarge(maxBytes, true))
+      return
+    }
     // Discard as it arrives (constant memory); a body above the upload limit stops here (D12).
     let seen = 0
     const onData = (chunk: Buffer): void => {
@@ -77,7 +94,8 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
       if (seen > maxBytes) {
         payload.removeListener('data', onData)
         payload.removeListener('end', onEnd)
-        done(tooLarge(maxBytes))
+        payload.pause()
+        done(tooLarge(maxBytes, true))
       }
     }
     const onEnd = (): void => { done(null, undefined) }
@@ -94,6 +112,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
     const rows = parseCycleCsv(decodeCsv(bytes)) // spec 4.5 / D4–D10: every 400
     if (request.query.dry_run === true) {
       const outcome = await ingestRows(app.database, rows, { dryRun: true })
+      request.log.info({ dryRun: true, ...logFields(outcome) }, 'csv ingest dry run')
       // A dry run describes one moment of the table: nothing for a cache to keep.
       void reply.header('cache-control', 'no-store')
       return {
@@ -106,9 +125,12 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
       }
     }
     const outcome = await ingestRows(app.database, rows)
+    request.log.info(logFields(outcome), 'csv ingested')
     // Spec 4.2 rule 6: only after COMMIT, so the next read cannot refill the cache from the
-    // state before this ingest.
+    // state before this ingest. (Other replicas hear the ingest's NOTIFY, D26.)
     app.latestCache.clear()
+    app.metrics.ingests.inc()
+    app.metrics.rowsIngested.inc(outcome.recordsProcessed)
     void reply.code(201)
     return {
       status: 'success' as const,
@@ -122,11 +144,12 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
 }
 
 /**
- * The bytes of the `file` part. The whole body is read (other parts discarded) so that the
- * answer never leaves half a request on the connection; every limit keeps that bounded.
+ * The bytes of the `file` part. Other parts, and a refused file, are read and discarded rather
+ * than left on the connection; the limits keep that bounded.
  */
 async function readCsvUpload (request: FastifyRequest, maxBytes: number): Promise<Buffer> {
   if (!request.isMultipart()) throw fileMissing() // D11
+  if (Number(request.headers['content-length']) > maxBytes + MULTIPART_ALLOWANCE_BYTES) throw tooLarge(maxBytes, true)
   let upload: Buffer | undefined
   let notCsv = false
   try {
@@ -136,7 +159,7 @@ async function readCsvUpload (request: FastifyRequest, maxBytes: number): Promis
         part.file.resume()
         await finished(part.file)
       } else if (!CSV_MEDIA_TYPES.has(mediaType(part.mimetype))) {
-        notCsv = true // judged on the part's header; its bytes are not needed
+        notCsv = true // judged on the part's header; its bytes are discarded
         part.file.resume()
         await finished(part.file)
       } else {
@@ -155,19 +178,21 @@ async function readCsvUpload (request: FastifyRequest, maxBytes: number): Promis
 /** Errors of the multipart reader → exact 4xx answers; a malformed body is never a 500. */
 function uploadError (err: unknown, maxBytes: number): HttpError {
   if (err instanceof HttpError) return err
-  const { code, statusCode, message } = (err ?? {}) as { code?: string, statusCode?: number, message?: string }
-  switch (code) {
+  switch ((err as { code?: unknown } | null)?.code) {
     case 'FST_REQ_FILE_TOO_LARGE': return tooLarge(maxBytes)
     case 'FST_FILES_LIMIT': return new HttpError(400, ONE_FILE_ONLY)
     case 'FST_PARTS_LIMIT':
     case 'FST_FIELDS_LIMIT': return new HttpError(413, TOO_MANY_PARTS)
+    // Busboy's parse errors are plain Errors ("Unexpected end of multipart data", "Boundary not
+    // found"); @fastify/multipart's others (a `__proto__` field name, a bad JSON field) are as
+    // much a malformed body.
+    default: return new HttpError(400, MALFORMED_MULTIPART)
   }
-  // @fastify/multipart's own 4xx (e.g. a prototype field name); busboy's parse errors are plain
-  // Errors ("Unexpected end of multipart data", "Boundary not found").
-  if (statusCode !== undefined && statusCode >= 400 && statusCode < 500 && message !== undefined) {
-    return new HttpError(statusCode, message)
-  }
-  return new HttpError(400, MALFORMED_MULTIPART)
+}
+
+function logFields (outcome: IngestOutcome): Record<string, number | string | undefined> {
+  const { recordsProcessed, inserted, updated, unchanged, cycles } = outcome
+  return { recordsProcessed, inserted, updated, unchanged, newestCycle: cycles[0]?.validFrom }
 }
 
 /** `Text/CSV; charset=utf-8` → `text/csv` (D12). */

@@ -1,0 +1,106 @@
+/**
+ * `npm run ingest -- FILE.csv [--url URL] [--token T] [--dry-run]`: uploads a CSV to a running
+ * service's POST /v1/ingest/csv (spec 4.5) and prints the JSON outcome. Exit status: 0 on a 2xx,
+ * 1 when the server refuses the file or cannot be reached, 2 on a usage error.
+ */
+import { readFile } from 'node:fs/promises'
+import { realpathSync } from 'node:fs'
+import { basename } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { parseArgs } from 'node:util'
+
+export const DEFAULT_URL = 'http://localhost:8000'
+
+const USAGE = `usage: npm run ingest -- FILE.csv [--url URL] [--token TOKEN] [--dry-run]
+  --url      the service's base URL (default ${DEFAULT_URL}; a trailing /v1 is fine)
+  --token    bearer token (default: the INGEST_TOKEN environment variable)
+  --dry-run  validate and count only; nothing is written`
+
+export interface CliIo {
+  env: Record<string, string | undefined>
+  out: (line: string) => void
+  err: (line: string) => void
+}
+
+/** The endpoint under a base URL given with or without its /v1 prefix. */
+export function ingestUrl (base: string, dryRun: boolean): string {
+  const root = base.replace(/\/+$/, '').replace(/\/v1$/, '')
+  return `${root}/v1/ingest/csv${dryRun ? '?dry_run=true' : ''}`
+}
+
+export async function runIngestCli (args: string[], io: CliIo): Promise<number> {
+  let values: { url?: string | undefined, token?: string | undefined, 'dry-run'?: boolean | undefined, help?: boolean | undefined }
+  let positionals: string[]
+  try {
+    ({ values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        url: { type: 'string' },
+        token: { type: 'string' },
+        'dry-run': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' }
+      }
+    }))
+  } catch (err) {
+    io.err(`${(err as Error).message}\n${USAGE}`)
+    return 2
+  }
+  if (values.help === true) {
+    io.out(USAGE)
+    return 0
+  }
+  const [file, ...extra] = positionals
+  if (file === undefined || extra.length > 0) {
+    io.err(USAGE)
+    return 2
+  }
+
+  let bytes: Buffer
+  try {
+    bytes = await readFile(file)
+  } catch (err) {
+    io.err(`cannot read ${file}: ${(err as Error).message}`)
+    return 2
+  }
+
+  const url = ingestUrl(values.url ?? DEFAULT_URL, values['dry-run'] === true)
+  const token = values.token ?? io.env.INGEST_TOKEN
+  const form = new FormData()
+  form.append('file', new Blob([bytes], { type: 'text/csv' }), basename(file))
+  let response: Response
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      body: form,
+      headers: token !== undefined && token !== '' ? { authorization: `Bearer ${token}` } : {}
+    })
+  } catch (err) {
+    const cause = (err as { cause?: { message?: string } }).cause?.message
+    io.err(`cannot reach ${url}: ${cause ?? (err as Error).message}`)
+    return 1
+  }
+
+  const text = await response.text()
+  let body: unknown = text
+  try {
+    body = JSON.parse(text)
+  } catch {}
+  if (response.ok) {
+    io.out(typeof body === 'string' ? body : JSON.stringify(body, null, 2))
+    return 0
+  }
+  const detail = (body as { detail?: unknown } | null)?.detail
+  const said = detail === undefined ? text.slice(0, 500) : typeof detail === 'string' ? detail : JSON.stringify(detail)
+  io.err(`ingest failed: HTTP ${response.status}: ${said}`)
+  return 1
+}
+
+// Run only as a script, not when a test imports runIngestCli.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
+  process.exitCode = await runIngestCli(process.argv.slice(2), {
+    env: process.env,
+    out: (line) => { console.log(line) },
+    err: (line) => { console.error(line) }
+  })
+}

@@ -1,0 +1,106 @@
+import { execFile } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import type { AddressInfo } from 'node:net'
+import t from 'tap'
+import { runIngestCli, ingestUrl, type CliIo } from '../../scripts/ingest.js'
+import { SEED_CYCLES, seedSampleData, todayInKenya } from '../../scripts/seed.js'
+import { build, resetData, testDatabase } from '../helper.js'
+import { HEADER, TOKEN, csv, rowCount } from '../fixtures/ingest.js'
+
+/** `npm run seed` and `npm run ingest`: the functions in-process, the entry points once each. */
+
+const run = promisify(execFile)
+const TSX = join(process.cwd(), 'node_modules', '.bin', 'tsx')
+
+t.beforeEach(resetData)
+
+t.test('todayInKenya: the calendar date in Nairobi (UTC+3), which decides the cycle', async (t) => {
+  t.equal(todayInKenya(new Date('2026-01-14T20:59:59Z')), '2026-01-14')
+  t.equal(todayInKenya(new Date('2026-01-14T21:00:00Z')), '2026-01-15')
+})
+
+t.test('[seed] 13 cycles × 233 towns ending with the active cycle; a second run inserts nothing', async (t) => {
+  const database = await testDatabase()
+  const first = await seedSampleData(database, '2026-03-14')
+  t.equal(first.cycles.length, SEED_CYCLES)
+  t.strictSame(first.cycles[0], { validFrom: '2026-02-15', validTo: '2026-03-14' }, 'the cycle active on 14 March')
+  t.strictSame(first.cycles.at(-1), { validFrom: '2025-02-15', validTo: '2025-03-14' })
+  t.strictSame({ ...first, cycles: undefined }, { recordsProcessed: 3029, inserted: 3029, updated: 0, unchanged: 0, cycles: undefined })
+  const second = await seedSampleData(database, '2026-03-14')
+  t.strictSame({ ...second, cycles: undefined }, { recordsProcessed: 3029, inserted: 0, updated: 0, unchanged: 3029, cycles: undefined })
+  t.equal(await rowCount(), 3029)
+})
+
+t.test('ingestUrl: a base URL with or without /v1 and trailing slashes', async (t) => {
+  t.equal(ingestUrl('http://localhost:8000', false), 'http://localhost:8000/v1/ingest/csv')
+  t.equal(ingestUrl('https://api.fuelkenya.com/v1/', true), 'https://api.fuelkenya.com/v1/ingest/csv?dry_run=true')
+})
+
+t.test('[ingest script] posts the file, prints the outcome, exit status says how it went', async (t) => {
+  const app = await build(t, { config: { ingestToken: TOKEN } })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+  const dir = t.testdir({
+    'jan.csv': csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.50,170.00,160.25', '15-01-2026,14-02-2026,Mombasa,178.00,168.00,158.00'),
+    'bad.csv': csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.50,abc,160.25')
+  })
+  const cli = async (args: string[], env: Record<string, string> = {}) => {
+    const out: string[] = []
+    const err: string[] = []
+    const io: CliIo = { env, out: (l) => out.push(l), err: (l) => err.push(l) }
+    const code = await runIngestCli(args, io)
+    return { code, out: out.join('\n'), err: err.join('\n') }
+  }
+  const jan = join(dir, 'jan.csv')
+
+  const dry = await cli([jan, '--url', url, '--token', TOKEN, '--dry-run'])
+  t.equal(dry.code, 0)
+  t.match(JSON.parse(dry.out), { status: 'dry_run', records_processed: 2, inserted: 2 })
+  t.equal(await rowCount(), 0)
+
+  const done = await cli([jan, `--url=${url}/v1`], { INGEST_TOKEN: TOKEN })
+  t.equal(done.code, 0, done.err)
+  t.match(JSON.parse(done.out), { status: 'success', records_processed: 2, inserted: 2, updated: 0, unchanged: 0 })
+  t.equal(await rowCount(), 2)
+
+  const refused = await cli([jan, '--url', url, '--token', 'wrong'])
+  t.strictSame(refused, { code: 1, out: '', err: 'ingest failed: HTTP 401: Invalid authorization token for ingestion endpoint.' })
+  const noToken = await cli([jan, '--url', url])
+  t.equal(noToken.code, 1)
+
+  const bad = await cli([join(dir, 'bad.csv'), '--url', url, '--token', TOKEN])
+  t.strictSame(bad, { code: 1, out: '', err: 'ingest failed: HTTP 400: Invalid price value: abc' })
+
+  t.equal((await cli([])).code, 2)
+  t.equal((await cli([jan, 'extra'])).code, 2)
+  t.equal((await cli([jan, '--colour', 'blue'])).code, 2)
+  t.match(await cli([join(dir, 'missing.csv')]), { code: 2, err: /^cannot read .*missing\.csv/ })
+
+  await app.close()
+  t.match(await cli([jan, '--url', url, '--token', TOKEN]), { code: 1, err: /^cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/ingest\/csv: / })
+})
+
+t.test('[npm run seed] the entry point, on a fresh PGlite data dir: exit 0 and the counts; a bad setting exits 1', async (t) => {
+  // Running it twice is the in-process test above; one process start is enough here.
+  const dir = t.testdir({})
+  const env = { ...process.env, DATABASE_URL: '', DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'silent' }
+  const first = await run(TSX, ['scripts/seed.ts'], { env })
+  t.match(first.stdout, /^seeded PGlite at .*: 13 cycles \(\d{4}-\d{2}-15 to \d{4}-\d{2}-14\), 3029 rows: 3029 inserted, 0 updated, 0 unchanged\n$/)
+
+  const failed = await run(TSX, ['scripts/seed.ts'], { env: { ...env, DATABASE_URL: 'mysql://nope' } }).then(() => 0, (err: { code: number, stderr: string }) => {
+    t.match(err.stderr, /^Invalid environment variable DATABASE_URL/)
+    return err.code
+  })
+  t.equal(failed, 1, 'a bad setting exits non-zero')
+})
+
+t.test('[npm run ingest] the entry point: usage errors exit 2', async (t) => {
+  writeFileSync(join(t.testdir({}), 'x.csv'), '')
+  const code = await run(TSX, ['scripts/ingest.ts'], { env: process.env }).then(() => 0, (err: { code: number, stderr: string }) => {
+    t.match(err.stderr, /^usage: npm run ingest -- FILE\.csv/)
+    return err.code
+  })
+  t.equal(code, 2)
+})
