@@ -21,10 +21,18 @@ t.test('every operation of openapi.yaml has a route, and every /v1 route an oper
     }
   }
   // Every registered /v1 route (HEAD is Fastify's automatic twin of GET) is in the document.
+  // printRoutes nests a route under another that is its prefix (`/v1/prices` → `└── /latest`),
+  // so full paths are rebuilt from the indentation, four characters a level.
+  const parents: string[] = []
   for (const line of printed.split('\n')) {
-    const m = /(\/v1\/\S*) \(([A-Z, ]+)\)/.exec(line)
+    const m = /^([│ ]*)[├└]── (\S+)(?: \(([A-Z, ]+)\))?/.exec(line)
     if (m === null) continue
-    for (const method of (m[2] as string).split(', ')) if (method !== 'HEAD') routes.add(`${method} ${m[1]}`)
+    const depth = (m[1] as string).length / 4
+    const path = (parents[depth - 1] ?? '') + (m[2] as string)
+    parents.length = depth
+    parents.push(path)
+    if (m[3] === undefined || !path.startsWith('/v1/')) continue
+    for (const method of m[3].split(', ')) if (method !== 'HEAD') routes.add(`${method} ${path}`)
   }
   t.same([...routes].sort(), [...fromDoc].sort())
   t.same(Object.keys(operations).sort(), Object.values(doc.paths).flatMap((item) => Object.values(item).map((op) => op.operationId)).sort())

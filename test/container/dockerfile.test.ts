@@ -1,0 +1,186 @@
+import { execFile } from 'node:child_process'
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs'
+import { builtinModules } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join, posix, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import t from 'tap'
+
+/**
+ * No Docker engine runs here, so the image is checked by what can be checked without one: the
+ * Dockerfile parsed; its build stage replayed from a copy of exactly what it COPYs (after
+ * .dockerignore) with the TypeScript compiler; and the runtime stage's paths, user, health
+ * check and command compared with the repository and package.json.
+ */
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  scripts: Record<string, string>
+  dependencies: Record<string, string>
+  devDependencies: Record<string, string>
+}
+
+interface Instruction { op: string, args: string, line: number }
+interface Stage { name: string | undefined, from: string, instructions: Instruction[] }
+
+/** Stages of a Dockerfile: comments dropped, `\` continuations joined. */
+function parseDockerfile (text: string): Stage[] {
+  const stages: Stage[] = []
+  let pending = ''
+  let start = 0
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.trimEnd()
+    if (pending === '' && (line.trim() === '' || line.trimStart().startsWith('#'))) return
+    if (pending === '') start = i + 1
+    if (line.endsWith('\\')) { pending += line.slice(0, -1) + ' '; return }
+    const full = (pending + line).trim()
+    pending = ''
+    const [, op = '', args = ''] = /^(\S+)\s*(.*)$/.exec(full) ?? []
+    const instruction = { op: op.toUpperCase(), args, line: start }
+    if (instruction.op === 'FROM') {
+      const m = /^(\S+)(?:\s+AS\s+(\S+))?$/i.exec(args)
+      stages.push({ from: m?.[1] ?? args, name: m?.[2], instructions: [] })
+    } else {
+      stages.at(-1)?.instructions.push(instruction)
+    }
+  })
+  return stages
+}
+
+interface Copy { from: string | undefined, sources: string[], dest: string, line: number }
+function copiesOf (stage: Stage): Copy[] {
+  return stage.instructions.filter((i) => i.op === 'COPY').map((i) => {
+    const words = i.args.split(/\s+/)
+    const flags = words.filter((w) => w.startsWith('--'))
+    const paths = words.filter((w) => !w.startsWith('--'))
+    const from = flags.find((f) => f.startsWith('--from='))?.slice('--from='.length)
+    return { from, sources: paths.slice(0, -1), dest: paths.at(-1) as string, line: i.line }
+  })
+}
+
+/** .dockerignore semantics: root-relative patterns, `*`, `**`, `!` re-includes; last match wins. */
+function dockerIgnore (text: string): (path: string) => boolean {
+  const rules = text.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#')).map((l) => {
+    const negate = l.startsWith('!')
+    const pattern = posix.normalize((negate ? l.slice(1) : l).replace(/^\/+/, ''))
+    const source = pattern.split('**').map((part) => part.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')).join('.*')
+    return { negate, regex: new RegExp(`^${source}(/.*)?$`) }
+  })
+  return (path) => {
+    let ignored = false
+    for (const rule of rules) if (rule.regex.test(path)) ignored = !rule.negate
+    return ignored
+  }
+}
+
+const stages = parseDockerfile(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))
+const runtime = stages.at(-1) as Stage
+const ignored = dockerIgnore(readFileSync(join(ROOT, '.dockerignore'), 'utf8'))
+const stageNamed = (name: string): Stage | undefined => stages.find((s) => s.name === name)
+const workdir = (stage: Stage): string => stage.instructions.filter((i) => i.op === 'WORKDIR').at(-1)?.args ?? '/'
+
+t.test('multi-stage: build, production dependencies (npm ci --omit=dev), runtime', async (t) => {
+  t.ok(stages.length >= 2, `${stages.length} stages`)
+  const runs = stages.flatMap((s) => s.instructions.filter((i) => i.op === 'RUN').map((i) => `${s.name ?? 'runtime'}: ${i.args}`))
+  t.ok(runs.some((r) => /npm ci\b.*--omit=dev/.test(r)), 'a stage installs production dependencies only')
+  const copies = copiesOf(runtime)
+  for (const copy of copies.filter((c) => c.from !== undefined)) {
+    t.ok(stageNamed(copy.from as string), `COPY --from=${String(copy.from)} names a stage (line ${copy.line})`)
+  }
+  const modules = copies.find((c) => c.sources.some((s) => s.endsWith('/node_modules')))
+  t.ok(modules !== undefined, 'the runtime gets node_modules from another stage')
+  const depsStage = stageNamed(modules?.from ?? '')
+  t.ok(depsStage?.instructions.some((i) => i.op === 'RUN' && /npm ci\b.*--omit=dev/.test(i.args)), 'and that stage installed them with --omit=dev')
+  t.notOk(runtime.instructions.some((i) => i.op === 'RUN' && /npm (ci|install)/.test(i.args)), 'no install in the runtime stage')
+})
+
+t.test('.dockerignore keeps local, generated and secret files out of the context', async (t) => {
+  for (const path of ['node_modules', 'node_modules/fastify/package.json', 'dist/src/server.js', 'data/pg', '.git/HEAD', 'coverage/x', '.tap/report', '.env', '.env.production']) {
+    t.ok(ignored(path), `${path} is not sent`)
+  }
+  for (const path of ['.env.example', 'package.json', 'src/server.ts', 'drizzle/meta/_journal.json', 'openapi.yaml']) t.notOk(ignored(path), `${path} is sent`)
+})
+
+t.test('every path COPYed from the context exists and is not ignored', async (t) => {
+  const fromContext = stages.flatMap((s) => copiesOf(s).filter((c) => c.from === undefined))
+  t.ok(fromContext.length > 0)
+  for (const copy of fromContext) {
+    for (const source of copy.sources) {
+      t.ok(existsSync(join(ROOT, source)), `${source} exists (line ${copy.line})`)
+      t.notOk(ignored(posix.normalize(source)), `${source} is in the build context (line ${copy.line})`)
+    }
+  }
+})
+
+t.test('package-lock.json agrees with package.json, as npm ci requires', async (t) => {
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dependencies?: object, devDependencies?: object }> }
+  t.same(lock.packages['']?.dependencies ?? {}, pkg.dependencies)
+  t.same(lock.packages['']?.devDependencies ?? {}, pkg.devDependencies)
+})
+
+t.test('the runtime: non-root user, HEALTHCHECK on /v1/health, CMD = npm start without its build', async (t) => {
+  const user = runtime.instructions.filter((i) => i.op === 'USER').at(-1)?.args
+  t.ok(user !== undefined && !/^(root|0)(:|$)/.test(user), `USER ${String(user)}`)
+  const health = runtime.instructions.find((i) => i.op === 'HEALTHCHECK')?.args ?? ''
+  t.match(health, /\bCMD\b.*\/v1\/health/)
+  t.match(health, /--timeout=\d+s/)
+  const cmd = runtime.instructions.filter((i) => i.op === 'CMD').at(-1)?.args ?? ''
+  t.same(JSON.parse(cmd), pkg.scripts.start?.split(' '), 'exec form, the same command as scripts.start')
+  t.equal(pkg.scripts.start, 'node dist/src/server.js')
+  t.match(pkg.scripts.prestart ?? '', /npm run build/, 'npm start builds first; the image has built already')
+})
+
+t.test('the build stage, replayed from its own context, gives the runtime every path it needs', async (t) => {
+  const build = stageNamed('build') as Stage
+  t.ok(build, 'a stage named build')
+  const dir = mkdtempSync(join(tmpdir(), 'docker-build-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const app = join(dir, 'app')
+  // COPY exactly what the build stage copies, minus what .dockerignore keeps out.
+  for (const copy of copiesOf(build).filter((c) => c.from === undefined)) {
+    for (const source of copy.sources) {
+      const target = copy.dest.endsWith('/') || copy.sources.length > 1 ? join(app, copy.dest, posix.basename(source)) : join(app, copy.dest)
+      cpSync(join(ROOT, source), target, { recursive: true, filter: (src) => !ignored(relative(ROOT, src)) || src === ROOT })
+    }
+  }
+  t.ok(build.instructions.some((i) => i.op === 'RUN' && i.args === 'npm run build'), 'RUN npm run build')
+  symlinkSync(join(ROOT, 'node_modules'), join(app, 'node_modules'), 'dir') // what `npm ci` installs
+  const script = pkg.scripts.build as string
+  t.match(script, /^tsc -p \S+$/)
+  const [, project] = script.split(' -p ')
+  const { stderr, stdout } = await promisify(execFile)(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project as string], { cwd: app, timeout: 240_000 })
+    .catch((err: { stdout: string, stderr: string }) => err)
+  t.equal(stdout + stderr, '', 'tsc compiles the build context without errors')
+
+  // Each COPY --from=build of the runtime stage names a path the build produced.
+  const buildDir = workdir(build)
+  for (const copy of copiesOf(runtime).filter((c) => c.from === 'build')) {
+    for (const source of copy.sources) {
+      t.ok(existsSync(join(app, posix.relative(buildDir, source))), `${source} exists after the build (line ${copy.line})`)
+    }
+  }
+  const cmd = JSON.parse(runtime.instructions.filter((i) => i.op === 'CMD').at(-1)?.args ?? '[]') as string[]
+  t.ok(existsSync(join(app, cmd[1] as string)), `${cmd[1]} exists`)
+
+  // What the server reads at run time beside its code is copied into the runtime stage.
+  const runtimeSources = copiesOf(runtime).flatMap((c) => c.sources.map((s) => posix.basename(s)))
+  for (const needed of ['package.json', 'openapi.yaml', 'drizzle']) t.ok(runtimeSources.includes(needed), `runtime has ${needed}`)
+
+  // Every package the compiled service imports is a production dependency (npm ci --omit=dev).
+  const imported = new Set<string>()
+  const visit = (path: string): void => {
+    if (statSync(path).isDirectory()) { for (const entry of readdirSync(path)) visit(join(path, entry)); return }
+    if (!path.endsWith('.js')) return
+    // import/export … from '…' (possibly over several lines), import '…', import('…')
+    const statements = /^\s*(?:import|export)\b[^;'"]*?\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm
+    for (const m of readFileSync(path, 'utf8').matchAll(statements)) {
+      const spec = (m[1] ?? m[2] ?? m[3]) as string
+      if (spec.startsWith('.') || spec.startsWith('node:') || builtinModules.includes(spec)) continue
+      imported.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0] as string)
+    }
+  }
+  visit(join(app, 'dist', 'src'))
+  for (const name of ['fastify', 'drizzle-orm', '@fastify/swagger-ui', 'prom-client']) t.ok(imported.has(name), `the scan sees ${name}`)
+  t.same([...imported].filter((name) => pkg.dependencies[name] === undefined).sort(), [], 'no import needs a dev dependency')
+})
