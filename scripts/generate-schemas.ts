@@ -59,7 +59,7 @@ export function generate (yamlText: string): string {
         const schema = r.content?.['application/json']?.schema
         if (schema !== undefined) responses.push(`  ${status}: ${toTypeBox(schema, '  ')}`)
       }
-      out.push(`export const ${Pascal}Responses = {\n${responses.join(',\n')}\n}`, '')
+      out.push(`export const ${Pascal}Responses = {${responses.length > 0 ? '\n' + responses.join(',\n') + '\n' : ''}}`, '')
       operations.push(`  ${id}: { method: '${method.toUpperCase()}', path: '${path}' }`)
     }
   }
@@ -123,7 +123,12 @@ function toTypeBox (schema: JsonSchema, indent: string, _self: Record<string, bo
   if (typeof schema.$ref === 'string') return refName(schema.$ref)
   if (schema.const !== undefined) return withOptions('Type.Literal', JSON.stringify(schema.const), options(schema))
   if (Array.isArray(schema.enum)) {
-    return withOptions('Type.Union', `[${schema.enum.map((v: unknown) => `Type.Literal(${JSON.stringify(v)})`).join(', ')}]`, options(schema))
+    // A plain JSON Schema `enum` (not a union of consts), so a bad value fails with one `enum`
+    // error that the 422 mapping can word as pydantic does (D20); the static type is the union.
+    const union = schema.enum.map((v: unknown) => JSON.stringify(v)).join(' | ')
+    const body: JsonSchema = { ...(schema.type !== undefined ? { type: schema.type } : {}), enum: schema.enum }
+    for (const k of KEPT) if (schema[k] !== undefined) body[k] = schema[k]
+    return `Type.Unsafe<${union}>(${JSON.stringify(body)})`
   }
   for (const key of ['anyOf', 'oneOf'] as const) {
     if (Array.isArray(schema[key])) {

@@ -3,10 +3,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.js'
 import type { Database } from './db/client.js'
 import type { SlidingWindowStore } from './ratelimit/sliding-window.js'
+import cacheInvalidation from './plugins/cache-invalidation.js'
 import cors from './plugins/cors.js'
 import database from './plugins/database.js'
+import docs, { exemptDocsFromRateLimit } from './plugins/docs.js'
 import errors from './plugins/errors.js'
 import httpCaching from './plugins/http-caching.js'
+import metrics from './plugins/metrics.js'
 import rateLimit, { createRateLimitStore } from './plugins/rate-limit.js'
 import healthRoutes from './routes/health/index.js'
 import ingestRoutes from './routes/ingest/index.js'
@@ -24,13 +27,12 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger']
 }
 
+/** Tokens never reach the logs, whatever a serializer is later changed to print. */
+export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie']
+
 export function serverOptions (config: Config, logger?: FastifyServerOptions['logger']): FastifyServerOptions {
   return {
-    logger: logger ?? {
-      level: config.logLevel,
-      // Tokens never reach the logs, whatever a serializer is later changed to print.
-      redact: ['req.headers.authorization', 'req.headers.cookie']
-    },
+    logger: loggerOptions(config, logger),
     // D23. A hop count is supported at run time (Fastify's docs) though its typings omit it.
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     requestIdHeader: 'x-request-id',
@@ -40,6 +42,15 @@ export function serverOptions (config: Config, logger?: FastifyServerOptions['lo
       customOptions: { allErrors: true }
     }
   }
+}
+
+/** Logger options as given (tests pass their own stream), always with LOG_REDACT added. */
+function loggerOptions (config: Config, logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
+  if (logger === undefined) return { level: config.logLevel, redact: LOG_REDACT }
+  if (typeof logger !== 'object' || logger === null) return logger
+  const own = logger.redact
+  const paths = Array.isArray(own) ? own : own?.paths ?? []
+  return { ...logger, redact: { ...(Array.isArray(own) ? {} : own), paths: [...new Set([...LOG_REDACT, ...paths])] } }
 }
 
 /** The service with all its plugins and routes, ready to `listen` or `inject`. */
@@ -53,14 +64,28 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     for (const key of Object.keys(query)) if (query[key] === '') delete query[key]
   })
 
-  await app.register(errors)
+  // Graceful shutdown: a request still in flight when closing starts (an ingest, say) is
+  // finished, and its keep-alive connection closed with it, so the server can close at once.
+  let closing = false
+  app.addHook('preClose', async () => { closing = true })
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) void reply.header('connection', 'close')
+    return payload
+  })
+
   await app.register(httpCaching)
   await app.register(cors, { origins: options.config.corsOrigins })
+  // Before the limiter's own onRoute hook: Swagger UI's routes are marked exempt (see docs.ts).
+  app.addHook('onRoute', exemptDocsFromRateLimit)
   await app.register(rateLimit, {
     store: options.rateLimitStore ?? createRateLimitStore(options.config, app.log),
     ...(options.rateLimitMax !== undefined ? { max: options.rateLimitMax } : {})
   })
+  await app.register(errors) // after the limiter, so its not-found handler is limited too
+  await app.register(metrics, { token: options.config.metricsToken })
+  await app.register(docs)
   await app.register(database, { config: options.config, database: options.database })
+  await app.register(cacheInvalidation)
 
   await app.register(healthRoutes)
   await app.register(pricesRoutes)

@@ -12,6 +12,7 @@ export const EnvSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   INGEST_TOKEN: Type.Optional(Type.String()),
+  METRICS_TOKEN: Type.Optional(Type.String()),
   CORS_ORIGINS: Type.Optional(Type.String()),
   TRUST_PROXY: Type.String({ minLength: 1, default: 'true' }),
   MAX_UPLOAD_BYTES: Type.Integer({ minimum: 1, default: 10 * 1024 * 1024 }),
@@ -38,6 +39,8 @@ export interface Config {
   databaseUrl: string | undefined
   dataDir: string
   ingestToken: string | undefined
+  /** When set, GET /metrics wants `Authorization: Bearer <METRICS_TOKEN>`; unset = open. */
+  metricsToken: string | undefined
   corsOrigins: string[]
   /** D23: Fastify's trustProxy: true (left-most X-Forwarded-For), false, a hop count, or a list. */
   trustProxy: boolean | number | string[]
@@ -75,6 +78,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     ingestToken: e.INGEST_TOKEN,
+    metricsToken: e.METRICS_TOKEN,
     corsOrigins: e.CORS_ORIGINS === undefined ? DEFAULT_CORS_ORIGINS : parseOrigins(e.CORS_ORIGINS),
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     maxUploadBytes: e.MAX_UPLOAD_BYTES,

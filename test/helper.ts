@@ -8,6 +8,7 @@ import { openDatabase, type Database } from '../src/db/client.js'
 import { migrateDatabase } from '../src/db/migrate.js'
 import { fuelPrices, type NewFuelPriceRow } from '../src/db/schema.js'
 import { MemorySlidingWindowStore } from '../src/ratelimit/sliding-window.js'
+import { checkResponses } from './contract/openapi-validator.js'
 
 /**
  * Tests run against the embedded PGlite by default and against real PostgreSQL when
@@ -56,6 +57,8 @@ export function testConfig (overrides: Partial<Config> = {}): Config {
 export interface BuildOptions extends Partial<Omit<AppOptions, 'config'>> {
   /** Overrides of the config loaded from an empty environment. */
   config?: Partial<Config>
+  /** false: do not check responses against openapi.yaml (only for tests of off-contract answers). */
+  contract?: boolean
 }
 
 /** The app on this file's database, closed when the test ends (STYLE: build(t)). */
@@ -70,6 +73,8 @@ export async function build (test: Test, options: BuildOptions = {}): Promise<Fa
     logger: options.logger ?? false
   })
   test.teardown(async () => { await app.close() })
+  // Every response of every test honours openapi.yaml for its operation and status.
+  if (options.contract !== false) checkResponses(app, (v) => test.fail(`contract: ${v.method} ${v.route} ${v.status}: ${v.problem}`, { violation: v }))
   return app
 }
 

@@ -1,6 +1,4 @@
 import { mkdirSync } from 'node:fs'
-import { PGlite } from '@electric-sql/pglite'
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import postgres from 'postgres'
@@ -21,6 +19,8 @@ export interface Database {
   /** Schema the tables live in (a fresh one per test file on PostgreSQL), else undefined. */
   readonly schema: string | undefined
   statements: () => number
+  /** Sees the text and parameters of every statement sent (tests read their plans). */
+  onStatement: ((text: string, params: readonly unknown[]) => void) | undefined
   close: () => Promise<void>
 }
 
@@ -54,38 +54,51 @@ function openPostgres (url: string, options: DatabaseOptions): Database {
     connect_timeout: options.connectTimeoutSeconds ?? 5,
     connection,
     onnotice: () => {},
-    debug: () => { count++ }
+    debug: (_connection: number, text: string, params: unknown[]) => {
+      count++
+      database.onStatement?.(text, params)
+    }
   })
   const db = drizzlePostgres(sql, { schema }) as unknown as AppDb
-  return {
+  const database: Database = {
     kind: 'postgres',
     db,
     sql,
     schema: options.schema,
     statements: () => count,
+    onStatement: undefined,
     close: async () => { await sql.end({ timeout: 5 }) }
   }
+  return database
 }
 
 async function openPglite (options: DatabaseOptions): Promise<Database> {
   const dataDir = options.dataDir ?? 'memory://'
   if (!dataDir.includes('://')) mkdirSync(dataDir, { recursive: true })
+  // Loaded only in this mode: PGlite's bundle is several MB that a PostgreSQL replica never needs.
+  const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite')])
   const client = await PGlite.create(dataDir)
   let count = 0
   // Count at the driver boundary, so nothing Drizzle sends is missed.
   const query = client.query.bind(client)
   const exec = client.exec.bind(client)
   const transaction = client.transaction.bind(client)
-  client.query = ((...args: Parameters<typeof query>) => { count++; return query(...args) }) as typeof client.query
+  client.query = ((...args: Parameters<typeof query>) => {
+    count++
+    database.onStatement?.(args[0], args[1] ?? [])
+    return query(...args)
+  }) as typeof client.query
   client.exec = ((...args: Parameters<typeof exec>) => { count++; return exec(...args) }) as typeof client.exec
   client.transaction = ((...args: Parameters<typeof transaction>) => { count++; return transaction(...args) }) as typeof client.transaction
   const db = drizzlePglite(client, { schema }) as unknown as AppDb
-  return {
+  const database: Database = {
     kind: 'pglite',
     db,
     sql: undefined,
     schema: undefined,
     statements: () => count,
+    onStatement: undefined,
     close: async () => { if (!client.closed) await client.close() }
   }
+  return database
 }

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import type { PgliteDatabase } from 'drizzle-orm/pglite'
@@ -30,6 +29,7 @@ const MIGRATION_LOCK_KEY = 7_305_531_001
  */
 export async function migrateDatabase (database: Database, url?: string): Promise<void> {
   if (database.kind === 'pglite') {
+    const { migrate: migratePglite } = await import('drizzle-orm/pglite/migrator')
     await migratePglite(database.db as unknown as PgliteDatabase, { migrationsFolder: MIGRATIONS_FOLDER })
     return
   }

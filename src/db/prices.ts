@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDb } from './client.js'
 import { fuelPrices } from './schema.js'
 import type { FuelPrice } from '../generated/openapi.js'
@@ -11,6 +11,14 @@ export interface PriceFilter {
   limit: number
   offset: number
 }
+
+/** A GET /v1/prices filter for an export: `limit` undefined means every matching row. */
+export interface PriceStreamFilter extends Omit<PriceFilter, 'limit'> {
+  limit?: number | undefined
+}
+
+/** Rows per query of an export: one round trip per batch, one batch in memory at a time. */
+export const EXPORT_BATCH_SIZE = 1000
 
 // D3: "case-insensitively" is lower(town) compared byte-wise, the same on every server/locale.
 const townOrderKey = sql`lower(${fuelPrices.town}) COLLATE "C"`
@@ -76,6 +84,32 @@ export class PricesRepository {
     })
   }
 
+  /**
+   * The rows of `listPrices` for the same filter, in the same D2 order, as batches: the first
+   * query skips `offset` rows, every later one continues after the last row it has seen (keyset
+   * on valid_from desc, lower(town) byte-wise, id), so a long export costs one index range scan
+   * per batch rather than ever longer offset skips, and an ingest committed meanwhile can add
+   * or change rows but never make the export repeat one.
+   */
+  async * streamPrices (filter: PriceStreamFilter, batchSize = EXPORT_BATCH_SIZE): AsyncGenerator<FuelPrice[], void, undefined> {
+    let remaining = filter.limit ?? Number.POSITIVE_INFINITY
+    let last: FuelPrice | undefined
+    while (remaining > 0) {
+      const size = Math.min(batchSize, remaining)
+      const conditions = filterConditions(filter)
+      if (last !== undefined) conditions.push(after(last))
+      const rows: FuelPrice[] = await this.db.select(priceColumns).from(fuelPrices)
+        .where(conditions.length > 0 ? and(...conditions) : undefined)
+        .orderBy(desc(fuelPrices.validFrom), townOrderKey, asc(fuelPrices.id))
+        .limit(size)
+        .offset(last === undefined ? filter.offset : 0)
+      if (rows.length > 0) yield rows
+      if (rows.length < size) return
+      remaining -= rows.length
+      last = rows[rows.length - 1]
+    }
+  }
+
   async latestPrices (): Promise<FuelPrice[]> {
     return await this.latestStatement.execute()
   }
@@ -106,6 +140,30 @@ export class PricesRepository {
       .offset(sql.placeholder('offset'))
       .prepare(`list_prices_${mask}`)
   }
+}
+
+/** The WHERE conditions of a /v1/prices filter, as `prepareList` states them with placeholders. */
+function filterConditions (filter: Omit<PriceFilter, 'limit' | 'offset'>): SQL[] {
+  const conditions: SQL[] = []
+  if (filter.town !== undefined) conditions.push(sql`${townOrderKey} = lower(${filter.town})`)
+  if (filter.startDate !== undefined) conditions.push(gte(fuelPrices.validFrom, sql`${filter.startDate}::date`))
+  if (filter.endDate !== undefined) {
+    conditions.push(lte(fuelPrices.validTo, sql`${filter.endDate}::date`))
+    conditions.push(lte(fuelPrices.validFrom, sql`${filter.endDate}::date - 27`))
+  }
+  return conditions
+}
+
+/** Rows after `row` in D2 order: valid_from desc, then lower(town) byte-wise, then id. */
+function after (row: FuelPrice): SQL {
+  const town = sql`lower(${row.town}) COLLATE "C"`
+  return or(
+    lt(fuelPrices.validFrom, row.valid_from),
+    and(
+      eq(fuelPrices.validFrom, row.valid_from),
+      or(gt(townOrderKey, town), and(eq(townOrderKey, town), gt(fuelPrices.id, row.id)))
+    )
+  ) as SQL
 }
 
 /** postgres.js returns an array of rows, PGlite an object with `rows`. */

@@ -40,6 +40,9 @@ export const DryRunResponse = Type.Object({
 }, { additionalProperties: false })
 export type DryRunResponse = Static<typeof DryRunResponse>
 
+export const PricesCsv = Type.String({ description: "RFC 4180 CSV in the format `POST /v1/ingest/csv` reads: the header line, then one line per\nrecord in the order of the JSON answer; dates `DD-MM-YYYY`, prices with two decimals, a\ntown quoted when it contains a comma, a quote or a line break; lines end with CRLF.\n", pattern: "^From,To,Town,Super \\(PMS\\),Diesel \\(AGO\\),Kerosene \\(IK\\)\\r\\n" })
+export type PricesCsv = Static<typeof PricesCsv>
+
 export const Health = Type.Object({
   status: Type.Literal("healthy")
 }, { additionalProperties: false })
@@ -66,8 +69,9 @@ export const ListPricesQuery = Type.Object({
   town: Type.Optional(Type.String({ description: "Town name, compared case-insensitively after trimming and collapsing white space.", maxLength: 200 })),
   start_date: Type.Optional(Type.String({ description: "Only records with `valid_from` on or after this date.", format: "date" })),
   end_date: Type.Optional(Type.String({ description: "Only records with `valid_to` on or before this date.", format: "date" })),
-  limit: Type.Optional(Type.Integer({ description: "Page size.", minimum: 1, maximum: 1000, default: 100 })),
-  offset: Type.Optional(Type.Integer({ description: "Number of records skipped.", minimum: 0, default: 0 }))
+  limit: Type.Optional(Type.Integer({ description: "Page size. For CSV export (`format=csv` or `Accept: text/csv`) an absent `limit` means every matching row.", minimum: 1, maximum: 1000, default: 100 })),
+  offset: Type.Optional(Type.Integer({ description: "Number of records skipped.", minimum: 0, default: 0 })),
+  format: Type.Optional(Type.Unsafe<"json" | "csv">({"type":"string","enum":["json","csv"],"description":"`json` or `csv`. Absent: CSV when the `Accept` header prefers `text/csv`, JSON\notherwise. Takes precedence over `Accept`.\n"}))
 })
 export type ListPricesQuery = Static<typeof ListPricesQuery>
 export const ListPricesResponses = {
@@ -118,12 +122,28 @@ export const IngestCsvResponses = {
   500: ErrorResponse
 }
 
+export const GetOpenApiJsonQuery = Type.Object({})
+export type GetOpenApiJsonQuery = Static<typeof GetOpenApiJsonQuery>
+export const GetOpenApiJsonResponses = {
+  200: Type.Object({
+    openapi: Type.Literal("3.1.0"),
+    info: Type.Object({}),
+    paths: Type.Object({})
+  })
+}
+
+export const GetOpenApiYamlQuery = Type.Object({})
+export type GetOpenApiYamlQuery = Static<typeof GetOpenApiYamlQuery>
+export const GetOpenApiYamlResponses = {}
+
 /** Every operation of openapi.yaml, by operationId. */
 export const operations = {
   listPrices: { method: 'GET', path: '/v1/prices' },
   getLatestPrices: { method: 'GET', path: '/v1/prices/latest' },
   listTowns: { method: 'GET', path: '/v1/towns' },
   getHealth: { method: 'GET', path: '/v1/health' },
-  ingestCsv: { method: 'POST', path: '/v1/ingest/csv' }
+  ingestCsv: { method: 'POST', path: '/v1/ingest/csv' },
+  getOpenApiJson: { method: 'GET', path: '/v1/openapi.json' },
+  getOpenApiYaml: { method: 'GET', path: '/v1/openapi.yaml' }
 } as const
 export type OperationId = keyof typeof operations

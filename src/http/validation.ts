@@ -51,6 +51,11 @@ function describe (error: FastifySchemaValidationError): { msg: string, type: st
       return { msg: `invalid ${String(p.format)} format`, type: `value_error.${String(p.format)}` }
     case 'required':
       return { msg: 'field required', type: 'value_error.missing' }
+    case 'enum': {
+      // pydantic v1's wording for an Enum field, e.g. `permitted: 'json', 'csv'`.
+      const allowed = Array.isArray(p.allowedValues) ? p.allowedValues.map((v) => `'${String(v)}'`).join(', ') : ''
+      return { msg: `value is not a valid enumeration member; permitted: ${allowed}`, type: 'type_error.enum' }
+    }
     case 'type':
       switch (p.type) {
         case 'integer': return { msg: 'value is not a valid integer', type: 'type_error.integer' }

@@ -1,0 +1,73 @@
+import type postgres from 'postgres'
+import { loadSampleTowns, sampleCycles } from '../../src/ingest/sample.js'
+import { copyCsv, timeCopy } from './database.js'
+import { INGEST_TOKEN, runnerAddress } from './processes.js'
+import { median } from './stats.js'
+
+/** The newest sample cycle; 430 cycles back from it is 1990, ~36 years of history. */
+export const LAST_VALID_FROM = '2025-10-15'
+
+export interface IngestTiming {
+  rows: number
+  bytes: number
+  serviceMs: number
+  copyMs: number
+}
+
+export interface UploadResult { status: number, ms: number, body: string }
+
+/** multipart/form-data field `file` (text/csv), timed from the request to the read answer. */
+export async function upload (serviceUrl: string, csv: Buffer): Promise<UploadResult> {
+  const form = new FormData()
+  form.append('file', new Blob([csv], { type: 'text/csv' }), 'prices.csv')
+  const start = performance.now()
+  const res = await fetch(`${serviceUrl}/v1/ingest/csv`, {
+    method: 'POST',
+    body: form,
+    headers: { authorization: `Bearer ${INGEST_TOKEN}`, 'x-forwarded-for': runnerAddress() }
+  })
+  const body = await res.text()
+  return { status: res.status, ms: performance.now() - start, body }
+}
+
+export function sampleCsv (cycles: number): { csv: Buffer, rows: number } {
+  const towns = loadSampleTowns()
+  return { csv: Buffer.from(sampleCycles({ towns, cycles, lastValidFrom: LAST_VALID_FROM })), rows: cycles * towns.length }
+}
+
+/**
+ * Ingest ~20k and ~100k rows into an empty table, `repeat` times each (median), against COPY of
+ * the same bytes. Leaves the ~100k rows loaded for the read scenarios. `undefined` when the
+ * route answers 404 (not deployed yet); the data is then loaded by COPY instead.
+ */
+export async function benchIngest (serviceUrl: string, sql: postgres.Sql, repeat: number): Promise<IngestTiming[] | undefined> {
+  const timings: IngestTiming[] = []
+  for (const cycles of [86, 430]) {
+    const { csv, rows } = sampleCsv(cycles)
+    const serviceMs: number[] = []
+    for (let i = 0; i < repeat; i++) {
+      await sql`TRUNCATE fuel_prices RESTART IDENTITY`
+      const result = await upload(serviceUrl, csv)
+      if (result.status === 404) {
+        await loadByCopy(sql, sampleCsv(430).csv)
+        return undefined
+      }
+      if (result.status !== 201) throw new Error(`ingest of ${rows} rows answered ${result.status}: ${result.body.slice(0, 500)}`)
+      const answer = JSON.parse(result.body) as { records_processed?: number, inserted?: number }
+      if (answer.records_processed !== rows || answer.inserted !== rows) {
+        throw new Error(`ingest of ${rows} rows reported ${result.body.slice(0, 500)}`)
+      }
+      serviceMs.push(result.ms)
+    }
+    const copyMs: number[] = []
+    for (let i = 0; i < repeat; i++) copyMs.push(await timeCopy(sql, csv, rows))
+    timings.push({ rows, bytes: csv.length, serviceMs: median(serviceMs), copyMs: median(copyMs) })
+  }
+  return timings
+}
+
+/** Without the ingest route the reads still need their ~100k rows (ids from the serial). */
+async function loadByCopy (sql: postgres.Sql, csv: Buffer): Promise<void> {
+  await sql`TRUNCATE fuel_prices RESTART IDENTITY`
+  await copyCsv(sql, 'fuel_prices', csv)
+}

@@ -1,0 +1,108 @@
+import { sql } from 'drizzle-orm'
+import t from 'tap'
+import { PricesRepository, rowsOf, type PriceFilter } from '../../src/db/prices.js'
+import { resetData, testDatabase } from '../helper.js'
+
+/**
+ * Issue "Performance" item 2: every query behind /v1/prices and /v1/towns (and latest) reads an
+ * index on a realistic table — 20 years of monthly cycles for 233 towns — both as the planner
+ * plans it for these parameters and as the generic plan a prepared statement settles on.
+ */
+const database = await testDatabase()
+await resetData()
+await database.db.execute(sql`
+  INSERT INTO fuel_prices (town, super_petrol, diesel, kerosene, valid_from, valid_to)
+  SELECT 'Town ' || lpad(t::text, 3, '0'), 150 + (t % 50), 140 + (t % 40), 120 + (t % 30),
+         (date '2006-11-15' + make_interval(months => m))::date,
+         (date '2006-11-15' + make_interval(months => m + 1) - interval '1 day')::date
+  FROM generate_series(1, 233) AS t, generate_series(0, 239) AS m`)
+await database.db.execute(sql`ANALYZE fuel_prices`)
+t.teardown(resetData)
+
+interface PlanNode { 'Node Type': string, 'Relation Name'?: string, 'Index Name'?: string, Plans?: PlanNode[] }
+
+/** Every node that reads fuel_prices or one of its indexes (a bitmap index scan names no table). */
+function scans (node: PlanNode): Array<{ type: string, index: string | undefined }> {
+  const reads = node['Relation Name'] === 'fuel_prices' || (node['Index Name'] ?? '').startsWith('fuel_prices')
+  const here = reads ? [{ type: node['Node Type'], index: node['Index Name'] }] : []
+  return [...here, ...(node.Plans ?? []).flatMap(scans)]
+}
+
+/** Index, index-only and bitmap scans read an index; a sequential scan reads the whole table. */
+const INDEX_READS = ['Index Scan', 'Index Only Scan', 'Bitmap Heap Scan', 'Bitmap Index Scan']
+const notIndexed = (found: Array<{ type: string }>): Array<{ type: string }> => found.filter((s) => !INDEX_READS.includes(s.type))
+
+/** The statements a repository call sends, captured at the driver. */
+async function statementsOf (call: () => Promise<unknown>): Promise<Array<{ text: string, params: readonly unknown[] }>> {
+  const seen: Array<{ text: string, params: readonly unknown[] }> = []
+  database.onStatement = (text, params) => seen.push({ text, params })
+  try { await call() } finally { database.onStatement = undefined }
+  return seen
+}
+
+async function explain (text: string, params: readonly unknown[], generic: boolean): Promise<PlanNode> {
+  const query = `EXPLAIN (FORMAT JSON) ${text}`
+  const run = async (q: string, p: readonly unknown[]): Promise<unknown> =>
+    database.sql !== undefined ? await database.sql.unsafe(q, p as never[]) : rowsOf(await database.db.execute(sql.raw(inline(q, p))))
+  // plan_cache_mode only matters inside a transaction-free session setting; set and reset it.
+  await database.db.execute(sql.raw(`SET plan_cache_mode = ${generic ? 'force_generic_plan' : 'auto'}`))
+  try {
+    const rows = await run(query, params) as Array<Record<string, unknown>>
+    const value = Object.values(rows[0] as object)[0]
+    const plan = (typeof value === 'string' ? JSON.parse(value) : value) as Array<{ Plan: PlanNode }>
+    return (plan[0] as { Plan: PlanNode }).Plan
+  } finally {
+    await database.db.execute(sql.raw('SET plan_cache_mode = auto'))
+  }
+}
+
+// PGlite's EXPLAIN through Drizzle takes no parameters here, so they are inlined as literals.
+function inline (text: string, params: readonly unknown[]): string {
+  return text.replace(/\$(\d+)/g, (_m, i: string) => {
+    const v = params[Number(i) - 1]
+    return typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`
+  })
+}
+
+const repo = new PricesRepository(database.db)
+const filters: Array<[string, PriceFilter]> = [
+  ['no filter', { limit: 100, offset: 0 }],
+  ['town filter', { town: 'town 042', limit: 100, offset: 0 }],
+  ['date bounds (one cycle)', { startDate: '2020-01-15', endDate: '2020-02-14', limit: 100, offset: 0 }],
+  ['start date only', { startDate: '2025-01-15', limit: 100, offset: 0 }],
+  ['end date only', { endDate: '2008-01-14', limit: 100, offset: 0 }],
+  ['town and dates', { town: 'Town 007', startDate: '2015-01-15', endDate: '2016-01-14', limit: 100, offset: 0 }],
+  ['deep offset', { limit: 100, offset: 50_000 }]
+]
+
+for (const [name, filter] of filters) {
+  t.test(`/v1/prices ${name}: index scan, no sequential scan or sort of the table`, async (t) => {
+    const [statement] = await statementsOf(async () => await repo.listPrices(filter))
+    t.ok(statement, 'one statement sent')
+    for (const generic of [false, true]) {
+      const found = scans(await explain(statement!.text, statement!.params, generic))
+      t.ok(found.some((s) => s.index?.startsWith('fuel_prices_') === true), `an index is read: ${JSON.stringify(found)}`)
+      t.same(notIndexed(found), [], `${generic ? 'generic' : 'custom'} plan: ${JSON.stringify(found)}`)
+    }
+  })
+}
+
+t.test('/v1/towns: the skip scan probes the town index only', async (t) => {
+  const towns = await repo.listTowns()
+  t.equal(towns.length, 233)
+  t.equal(towns[0], 'Town 001')
+  const [statement] = await statementsOf(async () => await repo.listTowns())
+  const found = scans(await explain(statement!.text, statement!.params, false))
+  t.not(found.length, 0)
+  t.same(found.filter((s) => s.index !== 'fuel_prices_town_order_idx'), [], JSON.stringify(found))
+})
+
+t.test('/v1/prices/latest: max(valid_from) and the cycle read both from the order index', async (t) => {
+  const rows = await repo.latestPrices()
+  t.equal(rows.length, 233)
+  t.equal(rows[0]?.valid_from, '2026-10-15')
+  const [statement] = await statementsOf(async () => await repo.latestPrices())
+  const found = scans(await explain(statement!.text, statement!.params, false))
+  t.ok(found.some((s) => s.index === 'fuel_prices_order_idx'), JSON.stringify(found))
+  t.same(notIndexed(found), [], JSON.stringify(found))
+})

@@ -1,0 +1,139 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { createServer, connect, type Server, type Socket, type AddressInfo } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import postgres from 'postgres'
+
+/**
+ * Real processes for the scale-out tests: the service started as `npm start` would run it (from
+ * source through tsx, so no build is needed), a throw-away PostgreSQL database, and a TCP proxy
+ * that can be cut and restored between the service and PostgreSQL.
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url))
+
+export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? ''
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+
+export async function freePort (): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+export interface ThrowAwayDatabase { url: string, port: number, drop: () => Promise<void> }
+
+/** A new database on the TEST_DATABASE_URL server, dropped (with its connections) by drop(). */
+export async function createDatabase (): Promise<ThrowAwayDatabase> {
+  const name = `fuel_rep_${process.pid}_${randomBytes(3).toString('hex')}`
+  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} })
+  await admin.unsafe(`CREATE DATABASE ${name}`)
+  const url = new URL(ADMIN_URL)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    port: Number(url.port === '' ? 5432 : url.port),
+    drop: async () => {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await admin.end()
+    }
+  }
+}
+
+export interface ServiceProcess {
+  url: string
+  child: ChildProcess
+  output: () => string
+  /** Resolves with the exit code (null when killed by a signal) once the process has exited. */
+  exited: Promise<number | null>
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>
+}
+
+/** Starts `src/server.ts` with the environment given and waits for /v1/health to answer 200. */
+export async function startService (env: Record<string, string>): Promise<ServiceProcess> {
+  const port = await freePort()
+  let log = ''
+  const child = spawn(process.execPath, ['--import', 'tsx', SERVER], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  child.stdout?.on('data', (d: Buffer) => { log += d.toString() })
+  child.stderr?.on('data', (d: Buffer) => { log += d.toString() })
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited during start:\n${log}`)
+    try {
+      const res = await fetch(`${url}/v1/health`)
+      if (res.status === 200) break
+    } catch { /* not listening yet */ }
+    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`service did not become healthy:\n${log}`) }
+    await sleep(200)
+  }
+  return {
+    url,
+    child,
+    output: () => log,
+    exited,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+      return await exited
+    }
+  }
+}
+
+export const sleep = async (ms: number): Promise<void> => await new Promise((resolve) => setTimeout(resolve, ms))
+
+/** A TCP proxy to a target port that can drop every connection and refuse new ones, then recover. */
+export class CuttableProxy {
+  private server: Server | undefined
+  private readonly sockets = new Set<Socket>()
+  port = 0
+
+  constructor (private readonly targetPort: number, private readonly targetHost = '127.0.0.1') {}
+
+  async start (): Promise<void> {
+    this.port = this.port === 0 ? await freePort() : this.port
+    this.server = createServer((client) => {
+      const upstream = connect(this.targetPort, this.targetHost)
+      for (const s of [client, upstream]) {
+        this.sockets.add(s)
+        s.on('close', () => this.sockets.delete(s))
+        s.on('error', () => { client.destroy(); upstream.destroy() })
+      }
+      client.pipe(upstream)
+      upstream.pipe(client)
+    })
+    await new Promise<void>((resolve) => this.server?.listen(this.port, '127.0.0.1', resolve))
+  }
+
+  /** The database "goes away": open connections drop, new ones are refused. */
+  async cut (): Promise<void> {
+    const server = this.server
+    this.server = undefined
+    for (const s of this.sockets) s.destroy()
+    if (server !== undefined) await new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+
+  async restore (): Promise<void> {
+    await this.start()
+  }
+
+  async close (): Promise<void> {
+    await this.cut()
+  }
+}
+
+/** Multipart body for POST /v1/ingest/csv. */
+export function csvForm (csv: string): FormData {
+  const form = new FormData()
+  form.append('file', new Blob([csv], { type: 'text/csv' }), 'cycle.csv')
+  return form
+}

@@ -1,0 +1,65 @@
+import { randomInt } from 'node:crypto'
+import t from 'tap'
+import { ADMIN_URL, REDIS_URL, createDatabase, csvForm, startService } from './_harness.js'
+
+/**
+ * Issue "Scale-out": two service processes on two ports, one PostgreSQL database, one Redis.
+ * A client must not be able to tell them apart.
+ */
+if (ADMIN_URL === '') throw new Error('test/replicas needs TEST_DATABASE_URL (run it with npm run test:replicas)')
+
+const TOKEN = 'replica-test-token'
+const HEADER = 'From,To,Town,Super (PMS),Diesel (AGO),Kerosene (IK)'
+const cycle = (superPetrol: string): string => [
+  HEADER,
+  `15-10-2026,14-11-2026,Nairobi,${superPetrol},171.00,150.50`,
+  `15-10-2026,14-11-2026,Mombasa,${superPetrol},170.00,149.50`
+].join('\n')
+
+const database = await createDatabase()
+t.teardown(database.drop)
+const env = { DATABASE_URL: database.url, REDIS_URL, INGEST_TOKEN: TOKEN, TRUST_PROXY: 'true' }
+const [a, b] = await Promise.all([startService(env), startService(env)])
+t.teardown(async () => { await Promise.all([a.stop(), b.stop()]) })
+
+const ingest = async (url: string, csv: string): Promise<Response> =>
+  await fetch(`${url}/v1/ingest/csv`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: csvForm(csv) })
+const latestSuper = async (url: string): Promise<number[]> =>
+  ((await (await fetch(`${url}/v1/prices/latest`)).json()) as Array<{ super_petrol: number }>).map((p) => p.super_petrol)
+
+t.test('[D26] an ingest on A is visible in B\'s latest on the very next request', async (t) => {
+  t.equal((await ingest(a.url, cycle('180.00'))).status, 201)
+  t.same(await latestSuper(b.url), [170 + 10, 180], 'B filled its cache (Mombasa, Nairobi)')
+  t.same(await latestSuper(b.url), [180, 180], 'served from B\'s cache')
+  t.equal((await ingest(a.url, cycle('199.99'))).status, 201)
+  t.same(await latestSuper(b.url), [199.99, 199.99], 'B cleared its cache on A\'s commit')
+  t.same(await latestSuper(a.url), [199.99, 199.99])
+  // And the other way round.
+  t.equal((await ingest(b.url, cycle('185.25'))).status, 201)
+  t.same(await latestSuper(a.url), [185.25, 185.25])
+})
+
+t.test('[D22] 60 requests spread over A and B from one address: the 61st is 429 on either', async (t) => {
+  // A random address, so that runs sharing this Redis never share an allowance.
+  const ip = `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`
+  const headers = { 'x-forwarded-for': `${ip}, 127.0.0.1` }
+  const remaining: string[] = []
+  for (let i = 0; i < 60; i++) {
+    const res = await fetch(`${(i % 2 === 0 ? a : b).url}/v1/towns`, { headers })
+    t.equal(res.status, 200)
+    remaining.push(res.headers.get('ratelimit-remaining') ?? '')
+    await res.arrayBuffer()
+  }
+  t.same(remaining, Array.from({ length: 60 }, (_, i) => String(59 - i)), 'one shared allowance counts down across replicas')
+  for (const replica of [a, b]) {
+    const res = await fetch(`${replica.url}/v1/prices`, { headers })
+    t.equal(res.status, 429)
+    t.equal(res.headers.get('content-type'), 'application/json; charset=utf-8')
+    t.same(await res.json(), { detail: 'Rate limit exceeded. Try again later.' })
+    t.equal(res.headers.get('ratelimit-limit'), '60')
+    t.equal(res.headers.get('ratelimit-remaining'), '0')
+    t.match(res.headers.get('retry-after') ?? '', /^\d+$/)
+  }
+  // Health is exempt on both.
+  t.equal((await fetch(`${b.url}/v1/health`, { headers })).status, 200)
+})
