@@ -85,7 +85,7 @@ export async function runIngestCli (args: string[], io: CliIo): Promise<number> 
   let body: unknown = text
   try {
     body = JSON.parse(text)
-  } catch {}
+  } catch { /* not JSON: print the text as it came */ }
   if (response.ok) {
     io.out(typeof body === 'string' ? body : JSON.stringify(body, null, 2))
     return 0

@@ -121,7 +121,7 @@ function report (replicas: Service[], results: LoadResult[], rss: Rss[], ingests
     `- Rate limit store: ${redisUrl === undefined ? 'in memory per replica (Redis not reachable)' : `Redis at ${redisUrl} (shared)`}.`,
     `- Ingests: ${ingests.length} (${ingests.map((i) => `${i.replica.replace('replica-', '')}:${i.result.status}`).join(', ')}), median ${ms(median(ingests.map((i) => i.result.ms)))} ms.`,
     `- The other replica served the new prices after: ${ok.map((i) => i.otherSawItMs === undefined ? '**stale after 5 s**' : `${ms(i.otherSawItMs)} ms`).join(', ') || '—'}` +
-      (seen.length < ok.length ? ` — ${ok.length - seen.length} of ${ok.length} ingests were not visible on the other replica within 5 s (its latest-prices cache was not invalidated).` : '.')
+    (seen.length < ok.length ? ` — ${ok.length - seen.length} of ${ok.length} ingests were not visible on the other replica within 5 s (its latest-prices cache was not invalidated).` : '.')
   ]
   const failed = ingests.filter((i) => i.result.status !== 201)
   if (failed.length > 0) lines.push(`- Failed ingests: ${failed.map((i) => `${i.replica} ${i.result.status} ${i.result.body.slice(0, 200)}`).join('; ')}`)

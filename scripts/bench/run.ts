@@ -64,7 +64,7 @@ try {
     '# Benchmark',
     machineLine(m),
     `Load: autocannon in its own process, ${settings.connections} connections, pipelining 1, ${settings.durationSec} s per run after ${settings.warmupSec} s warm-up, ` +
-      `a distinct X-Forwarded-For per request; service DB pool ${settings.poolMax} (the raw SQL loop gets the same pool and ${settings.connections} concurrent callers).`
+    `a distinct X-Forwarded-For per request; service DB pool ${settings.poolMax} (the raw SQL loop gets the same pool and ${settings.connections} concurrent callers).`
   ]
   if (!replicasOnly) sections.push(await singleService(db))
   if (withReplicas) {
@@ -105,8 +105,8 @@ async function singleService (bench: BenchDatabase): Promise<string> {
     return [
       resultsTable(rows),
       'Ceilings: latest → a bare node:http server replaying the service\'s bytes and representation headers; ' +
-        'history/towns → the service\'s own SQL (captured from src/db/prices.ts through Drizzle\'s logger, rows checked equal to the service\'s answer) in a raw postgres.js loop; ' +
-        'ingest → COPY of the same CSV bytes into a copy of fuel_prices with its indexes and CHECKs (median of ' + String(repeat) + ').',
+      'history/towns → the service\'s own SQL (captured from src/db/prices.ts through Drizzle\'s logger, rows checked equal to the service\'s answer) in a raw postgres.js loop; ' +
+      'ingest → COPY of the same CSV bytes into a copy of fuel_prices with its indexes and CHECKs (median of ' + String(repeat) + ').',
       'SQL measured:\n' + history.sql.join('\n')
     ].join('\n\n')
   } finally {

@@ -64,7 +64,7 @@ export function machine (postgresVersion: string): Machine {
   let cpu = 'unknown'
   try {
     cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? cpu
-  } catch {}
+  } catch { /* not Linux: keep the generic name */ }
   return { cpu, cores: availableParallelism(), node: process.version, postgres: postgresVersion, date: new Date().toISOString() }
 }
 

@@ -71,13 +71,13 @@ async function metrics (app: FastifyInstance, options: MetricsPluginOptions): Pr
   // Read from the cache's own tallies at scrape time (the cache is the one source of truth).
   const cacheTally = (app: FastifyInstance, key: 'hits' | 'misses'): number =>
     app.hasDecorator('latestCache') ? app.latestCache[key] : 0
-  new Counter({ // eslint-disable-line no-new -- registered through `registers`
+  new Counter({
     name: 'fuel_latest_cache_hits_total',
     help: 'GET /v1/prices/latest answers served from the in-memory cache.',
     registers: [registry],
     collect () { this.reset(); this.inc(cacheTally(app, 'hits')) }
   })
-  new Counter({ // eslint-disable-line no-new -- registered through `registers`
+  new Counter({
     name: 'fuel_latest_cache_misses_total',
     help: 'GET /v1/prices/latest answers that had to read the database.',
     registers: [registry],

@@ -74,9 +74,9 @@ export class OpenApiContract {
             content: response.content === undefined
               ? undefined
               : new Map(Object.entries<Json>(response.content).map(([mediaType, media]) => [mediaType.toLowerCase(), {
-                validate: this.compile(media.schema ?? {}, `${op.operationId as string} ${status} ${mediaType}`),
-                json: isJson(mediaType.toLowerCase())
-              }])),
+                  validate: this.compile(media.schema ?? {}, `${op.operationId as string} ${status} ${mediaType}`),
+                  json: isJson(mediaType.toLowerCase())
+                }])),
             headers: new Map(Object.entries<Json>(response.headers ?? {}).map(([name, header]) => {
               const schema = this.deref(header).schema ?? {}
               return [name.toLowerCase(), {
