@@ -19,14 +19,17 @@ export const PUBLIC_CACHE_CONTROL = 'public, max-age=86400, s-maxage=604800'
  * turns the answer into a 304 without a body.
  */
 async function httpCaching (app: FastifyInstance): Promise<void> {
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const status = reply.statusCode
     const cacheable = status < 400 && request.routeOptions.config.publicCache === true
     // A route may set its own on a success (ingest's dry run: no-store); errors are always no-store.
     if (status >= 400 || !reply.hasHeader('cache-control')) {
       void reply.header('cache-control', cacheable ? PUBLIC_CACHE_CONTROL : 'no-store')
     }
-    if (status !== 200 || (request.method !== 'GET' && request.method !== 'HEAD') || !cacheable) return payload
+    if (status !== 200 || (request.method !== 'GET' && request.method !== 'HEAD') || !cacheable) {
+      done(null, payload)
+      return
+    }
     let etag = reply.getHeader('etag') as string | undefined
     if (etag === undefined && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
       etag = etagOf(payload)
@@ -34,9 +37,10 @@ async function httpCaching (app: FastifyInstance): Promise<void> {
     }
     if (etag !== undefined && etagMatches(request.headers['if-none-match'], etag)) {
       void reply.code(304).removeHeader('content-length').removeHeader('content-encoding').removeHeader('content-type')
-      return null
+      done(null, null)
+      return
     }
-    return payload
+    done(null, payload)
   })
 }
 

@@ -95,11 +95,22 @@ async function metrics (app: FastifyInstance, options: MetricsPluginOptions): Pr
   })
   app.decorate('metrics', { registry, ingests, rowsIngested })
 
-  app.addHook('onResponse', async (request, reply) => {
+  // One pair of label-bound children per (method, route, status): prom-client would otherwise
+  // hash the label object on every request.
+  const series = new Map<string, { count: ReturnType<typeof requests.labels>, time: ReturnType<typeof duration.labels> }>()
+  app.addHook('onResponse', (request, reply, done) => {
     // The pattern, never the raw URL: one series per route, whatever clients request.
-    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: reply.statusCode }
-    requests.inc(labels)
-    duration.observe(labels, reply.elapsedTime / 1000)
+    const route = request.routeOptions.url ?? 'unmatched'
+    const key = `${request.method} ${reply.statusCode} ${route}`
+    let children = series.get(key)
+    if (children === undefined) {
+      const labels = { method: request.method, route, status_code: reply.statusCode }
+      children = { count: requests.labels(labels), time: duration.labels(labels) }
+      series.set(key, children)
+    }
+    children.count.inc()
+    children.time.observe(reply.elapsedTime / 1000)
+    done()
   })
 
   const expected = options.token === undefined ? undefined : sha256(options.token)
