@@ -81,7 +81,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   // Before the limiter's own onRoute hook: Swagger UI's routes are marked exempt (see docs.ts).
   app.addHook('onRoute', exemptDocsFromRateLimit)
   await app.register(rateLimit, {
-    store: options.rateLimitStore ?? createRateLimitStore(options.config, app.log),
+    store: options.rateLimitStore ?? await createRateLimitStore(options.config, app.log),
     ...(options.rateLimitMax !== undefined ? { max: options.rateLimitMax } : {})
   })
   await app.register(errors) // after the limiter, so its not-found handler is limited too

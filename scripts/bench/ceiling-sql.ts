@@ -30,16 +30,17 @@ const { text, params } = captured
 // the /v1/prices shapes too; its /v1/towns goes through db.execute, unprepared.)
 const query = async (): Promise<unknown[][]> => await sql.unsafe(text, params as never[], { prepare: true }).values()
 
-// Same rows as the service, field for field, before any timing.
-const keys = scenario.kind === 'towns' ? undefined : ['id', 'town', 'super_petrol', 'diesel', 'kerosene', 'valid_from', 'valid_to']
+// Same answer as the service before any timing: /v1/towns is one name per row; a /v1/prices
+// page is one row holding the JSON body that PostgreSQL builds (src/db/prices.ts).
 const res = await fetch(args.check.serviceUrl + args.check.path, { headers: { 'x-forwarded-for': args.check.forwardedFor } })
 if (res.status !== 200) throw new Error(`GET ${args.check.path} answered ${res.status}`)
-const fromService = await res.json() as unknown[]
-const normalise = (rows: unknown[]): string => JSON.stringify(rows.map((row) =>
-  keys === undefined ? row : keys.map((k) => (row as Record<string, unknown>)[k])))
-const fromSql = (await query()).map((values) => keys === undefined ? values[0] : values)
-if (normalise(fromService) !== JSON.stringify(fromSql)) {
-  throw new Error(`ceiling SQL and GET ${args.check.path} disagree:\n${normalise(fromService).slice(0, 300)}\n${JSON.stringify(fromSql).slice(0, 300)}`)
+const fromService = JSON.stringify(await res.json())
+const rows = await query()
+const fromSql = scenario.kind === 'towns'
+  ? rows.map((values) => values[0])
+  : JSON.parse(String(rows[0]?.[0] ?? '[]')) as unknown[]
+if (fromService !== JSON.stringify(fromSql)) {
+  throw new Error(`ceiling SQL and GET ${args.check.path} disagree:\n${fromService.slice(0, 300)}\n${JSON.stringify(fromSql).slice(0, 300)}`)
 }
 if (fromSql.length === 0) throw new Error(`GET ${args.check.path} is empty: no data to measure`)
 

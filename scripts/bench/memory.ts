@@ -19,6 +19,8 @@ export interface Soak {
   samples: number[]
   /** Statuses of the monthly-size ingests made during the load. */
   ingests: number[]
+  /** V8 heap used / total and external memory at the end, from the service's own /metrics. */
+  heap: string
 }
 
 /** An admin's monthly upload (one cycle, 233 towns), made every `everySeconds` during the load. */
@@ -42,6 +44,7 @@ export async function soak (service: Service, s: LoadSettings, seconds: number, 
     if (uploader !== undefined) clearInterval(uploader)
   }
   const end = memory(service.pid)
+  const heap = await heapOf(service.url)
   return {
     load: result,
     before: before.rss,
@@ -49,7 +52,8 @@ export async function soak (service: Service, s: LoadSettings, seconds: number, 
     peak: reset ? end.hwm : Math.max(end.rss, ...samples),
     lifetimePeak: Math.max(before.hwm, end.hwm),
     samples,
-    ingests: await Promise.all(ingests)
+    ingests: await Promise.all(ingests),
+    heap
   }
 }
 
@@ -73,7 +77,17 @@ export function soakRows (r: Soak, seconds: number, earlier: { idle: number, aft
       ratio: undefined,
       ...(problem !== undefined ? { problem } : {})
     },
-    { scenario: `RSS at end of the ${seconds} s load (start ${mb(r.before)})`, service: mb(r.end), serviceP99: '—', ceiling: mb(RSS_CEILING), ceilingP99: '—', ratio: ratio(r.end), target: { op: '<=', value: 1 } },
+    { scenario: `RSS at end of the ${seconds} s load (start ${mb(r.before)}; ${r.heap})`, service: mb(r.end), serviceP99: '—', ceiling: mb(RSS_CEILING), ceilingP99: '—', ratio: ratio(r.end), target: { op: '<=', value: 1 } },
     { scenario: 'RSS peak during that load (VmHWM)', service: mb(r.peak), serviceP99: '—', ceiling: mb(RSS_CEILING), ceilingP99: '—', ratio: ratio(r.peak) }
   ]
+}
+
+async function heapOf (url: string): Promise<string> {
+  try {
+    const text = await (await fetch(`${url}/metrics`)).text()
+    const value = (name: string): number => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? Number.NaN)
+    return `heap ${mb(value('nodejs_heap_size_used_bytes'))} used of ${mb(value('nodejs_heap_size_total_bytes'))}, external ${mb(value('nodejs_external_memory_bytes'))}`
+  } catch {
+    return 'heap unknown'
+  }
 }

@@ -84,7 +84,15 @@ export interface Service {
   name: string
 }
 
-/** The production start (`node dist/src/server.js`) with the bench's environment. */
+/** The arguments of package.json's `start` after `node`, so the bench runs exactly that. */
+export function productionStartArgs (): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  const [command, ...args] = pkg.scripts.start.trim().split(/\s+/)
+  if (command !== 'node') throw new Error(`package.json start is not a plain node command: ${pkg.scripts.start}`)
+  return args
+}
+
+/** The production start (`npm start` without its build step) with the bench's environment. */
 export async function startService (name: string, databaseUrl: string, redisUrl?: string): Promise<Service> {
   const port = await freePort()
   const env: NodeJS.ProcessEnv = {
@@ -99,7 +107,9 @@ export async function startService (name: string, databaseUrl: string, redisUrl?
   // The single-service runs measure the in-memory limiter whatever the caller's shell exports.
   if (redisUrl === undefined) delete env.REDIS_URL
   else env.REDIS_URL = redisUrl
-  const child = track(spawn(process.execPath, ['dist/src/server.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }))
+  // BENCH_SERVICE_NODE_ARGS: V8 settings to try on the service alone, before the start's own.
+  const extra = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')
+  const child = track(spawn(process.execPath, [...extra, ...productionStartArgs()], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }))
   const tail: string[] = []
   const relay = (d: string): void => {
     for (const line of d.split('\n')) {

@@ -11,13 +11,15 @@ import { machine, machineLine, num, resultsTable, type TableRow } from './stats.
 
 /**
  * `npm run bench` (issue "Performance" items 4–5; `--replicas`: issue "Scale-out" item 5).
- * The service under test is the production build (`node dist/src/server.js`) on a throw-away
+ * The service under test is the production build (the `start` script of package.json) on a throw-away
  * PostgreSQL database; every number is paired with a ceiling measured in the same run on the
  * same machine, so the ratios mean something even on a small shared box.
  */
 const flags = new Set(process.argv.slice(2))
 const replicasOnly = flags.has('--replicas-only') // development aid: skip the single-service part
 const withReplicas = flags.has('--replicas') || replicasOnly
+// Load the data, then only the memory phase: for iterating on the service's footprint.
+const soakOnly = flags.has('--soak-only')
 
 const positive = (name: string, fallback: number): number => {
   const value = Number(process.env[name] ?? fallback)
@@ -95,9 +97,13 @@ async function singleService (bench: BenchDatabase): Promise<string> {
     // The steady state of a table autovacuum has seen; plans must not depend on the timing of that.
     await bench.sql`VACUUM ANALYZE fuel_prices`.simple()
     const rows: TableRow[] = [...ingestRows(ingest)]
-    rows.push(...await latestScenarios(service, settings, log))
-    const history = await historyScenarios(service, bench.url, settings, log)
-    rows.push(...history.rows)
+    const history = { sql: [] as string[] }
+    if (!soakOnly) {
+      rows.push(...await latestScenarios(service, settings, log))
+      const measured = await historyScenarios(service, bench.url, settings, log)
+      rows.push(...measured.rows)
+      history.sql = measured.sql
+    }
     const afterIngest = memory(service.pid)
     // The memory target is the steady state of a serving replica: a fresh process on the loaded
     // database, under a 60 s mixed load with the monthly-size ingest mixed in. The backfill

@@ -8,7 +8,6 @@ import {
   DEFAULT_WINDOW_MS,
   MemorySlidingWindowStore,
   RedisSlidingWindowStore,
-  createRedisClient,
   type HitResult,
   type SlidingWindowStore
 } from '../ratelimit/sliding-window.js'
@@ -128,11 +127,13 @@ export default fp(rateLimitPlugin, { name: 'rate-limit', fastify: '5.x' })
  * otherwise this process's memory (one allowance per replica). Redis outages are logged once
  * each, at error level, and their end at info level.
  */
-export function createRateLimitStore (
+export async function createRateLimitStore (
   config: Pick<Config, 'redisUrl'>,
   log: Pick<FastifyBaseLogger, 'error' | 'info'>
-): SlidingWindowStore {
+): Promise<SlidingWindowStore> {
   if (config.redisUrl === undefined) return new MemorySlidingWindowStore()
+  // ioredis is loaded only when it is used (several MB a memory-store replica never needs).
+  const { createRedisClient } = await import('../ratelimit/redis-client.js')
   return new RedisSlidingWindowStore({
     redis: createRedisClient(config.redisUrl),
     prefix: 'fuel:ratelimit:',

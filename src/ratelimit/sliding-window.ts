@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 
 /**
  * D22: the rate limit is a *sliding log*. A request is allowed when fewer than `max` requests
@@ -313,20 +313,4 @@ export class RedisSlidingWindowStore implements SlidingWindowStore {
     this.failing = true
     this.onError(err)
   }
-}
-
-/**
- * A client for the rate-limit store that never makes a request wait on an absent Redis:
- * no offline queue (commands fail at once while disconnected), no retries of in-flight commands
- * across a reconnect, and a command timeout for a Redis that accepts connections but hangs.
- * Reconnection is ioredis' own, forever, backing off to one attempt every 2 s.
- */
-export function createRedisClient (url: string): Redis {
-  return new Redis(url, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: 500,
-    connectTimeout: 2000,
-    retryStrategy: (times) => Math.min(times * 100, 2000)
-  })
 }

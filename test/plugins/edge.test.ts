@@ -9,9 +9,9 @@ import { DEFAULT_CORS_ORIGINS } from '../../src/config.js'
 import {
   MemorySlidingWindowStore,
   RedisSlidingWindowStore,
-  createRedisClient,
   type SlidingWindowStore
 } from '../../src/ratelimit/sliding-window.js'
+import { createRedisClient } from '../../src/ratelimit/redis-client.js'
 
 const T0 = 1_700_000_000_000
 const LIMITED_BODY = '{"detail":"Rate limit exceeded. Try again later."}'

@@ -7,9 +7,9 @@ import {
   DEFAULT_MAX_KEYS,
   MemorySlidingWindowStore,
   RedisSlidingWindowStore,
-  createRedisClient,
   type SlidingWindowStore
 } from '../../src/ratelimit/sliding-window.js'
+import { createRedisClient } from '../../src/ratelimit/redis-client.js'
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 const T0 = 1_700_000_000_000

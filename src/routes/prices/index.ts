@@ -31,7 +31,9 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
       void reply.header('content-type', CSV_CONTENT_TYPE).header('content-disposition', CSV_CONTENT_DISPOSITION)
       return await reply.send(Readable.from(csvChunks(first, batches)) as never)
     }
-    return await app.prices.listPrices({ ...filter, limit: q.limit ?? 100, offset: q.offset ?? 0 })
+    const body = await app.prices.listPrices({ ...filter, limit: q.limit ?? 100, offset: q.offset ?? 0 })
+    // JSON text made by PostgreSQL: sent as it is (a string with a JSON type is not serialised).
+    return await reply.header('content-type', 'application/json; charset=utf-8').send(body as never)
   })
 
   // operationId: getLatestPrices — spec 4.2 rule 6: ready bytes from memory after the first read.
