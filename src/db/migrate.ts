@@ -1,22 +1,10 @@
-import { existsSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+import { projectRoot } from '../project-root.js'
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import type { PgliteDatabase } from 'drizzle-orm/pglite'
 import postgres from 'postgres'
 import type { Database } from './client.js'
-
-/** The project root (the folder holding package.json), from src/ under tsx or dist/src/ built. */
-export function projectRoot (): string {
-  let dir = dirname(fileURLToPath(import.meta.url))
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir)
-    if (parent === dir) throw new Error('package.json not found above ' + fileURLToPath(import.meta.url))
-    dir = parent
-  }
-  return dir
-}
 
 export const MIGRATIONS_FOLDER = join(projectRoot(), 'drizzle')
 

@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { projectRoot } from '../project-root.js'
 import { cycleFrom } from '../domain/cycle.js'
 
 /**
@@ -62,17 +62,6 @@ export function sampleCycles ({ towns, cycles, lastValidFrom }: SampleOptions): 
 export function loadSampleTowns (): string[] {
   const text = readFileSync(join(projectRoot(), 'scripts', 'sample', 'towns.txt'), 'utf8')
   return text.split(/\r?\n/).map((t) => t.trim()).filter((t) => t !== '')
-}
-
-/** The directory holding package.json: works from src/ingest/ (tsx) and dist/src/ingest/. */
-function projectRoot (): string {
-  let dir = dirname(fileURLToPath(import.meta.url))
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir)
-    if (parent === dir) throw new Error('package.json not found above ' + fileURLToPath(import.meta.url))
-    dir = parent
-  }
-  return dir
 }
 
 function monthlyBase (fuel: typeof FUELS[number], monthIndex: number, fuelIndex: number): number {

@@ -1,4 +1,8 @@
 import { sql } from 'drizzle-orm'
+import { once } from 'node:events'
+import type { Writable } from 'node:stream'
+import { finished } from 'node:stream/promises'
+import type postgres from 'postgres'
 import type { Cycle } from '../domain/cycle.js'
 import type { Database } from '../db/client.js'
 import { rowsOf } from '../db/prices.js'
@@ -46,15 +50,18 @@ export const INGEST_LOCK_KEY = 7_305_531_002
 export async function ingestRows (database: Database, rows: readonly PriceRow[], options: IngestOptions = {}): Promise<IngestOutcome> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError('batchSize must be a positive integer')
-  const batches: string[] = []
-  for (let i = 0; i < rows.length; i += batchSize) batches.push(recordsJson(rows.slice(i, i + batchSize)))
+  // Built when a statement needs them (not on the COPY path below).
+  const batches = function * (): Generator<string> {
+    for (let i = 0; i < rows.length; i += batchSize) yield recordsJson(rows.slice(i, i + batchSize))
+  }
+  let copied = false
 
   let inserted = 0
   let updated = 0
   if (options.dryRun === true) {
     // One snapshot for every batch, so the counts describe one state of the table.
     await database.db.transaction(async (tx) => {
-      for (const records of batches) {
+      for (const records of copied ? [] : batches()) {
         const [counts] = rowsOf<Counts>(await tx.execute(sql`
           SELECT count(*) FILTER (WHERE f.id IS NULL)::int AS inserted,
                  count(*) FILTER (WHERE f.id IS NOT NULL
@@ -73,7 +80,16 @@ export async function ingestRows (database: Database, rows: readonly PriceRow[],
       // timeout; this transaction gets its own bound (SET LOCAL ends with it).
       await tx.execute(sql.raw(`SET LOCAL statement_timeout = ${INGEST_STATEMENT_TIMEOUT_MS}`))
       await tx.execute(sql`SELECT pg_advisory_xact_lock(${INGEST_LOCK_KEY}::bigint)`)
-      for (const records of batches) {
+      const copyClient = database.kind === 'postgres' ? transactionClientOf(tx) : undefined
+      if (copyClient !== undefined && !await anyStored(tx, rows)) {
+        // A new cycle (the monthly upload) or a backfill into empty cycles: no row of the file
+        // can conflict — uniqueness is (town, valid_from), none of these valid_from dates is
+        // stored, and the lock keeps other ingests out — so COPY's bulk path writes them all.
+        await copyRows(copyClient, rows)
+        inserted = rows.length
+        copied = true
+      }
+      for (const records of copied ? [] : batches()) {
         // Spec 4.5 rule 6: upsert on (town, valid_from), keeping the id (spec 2: "stable once
         // written"). The WHERE leaves identical rows untouched (no new row version, counted as
         // unchanged); xmax = 0 marks a row this statement inserted rather than updated.
@@ -137,4 +153,55 @@ export function cyclesOf (rows: readonly PriceRow[]): Cycle[] {
   const byFrom = new Map<string, string>()
   for (const row of rows) byFrom.set(row.validFrom, row.validTo)
   return [...byFrom].sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0)).map(([validFrom, validTo]) => ({ validFrom, validTo }))
+}
+
+/** Drizzle's postgres.js transaction runs on postgres.js's own transaction client. */
+function transactionClientOf (tx: unknown): postgres.TransactionSql | undefined {
+  const client = (tx as { session?: { client?: unknown } }).session?.client
+  return typeof client === 'function' && 'unsafe' in (client as object) ? client as postgres.TransactionSql : undefined
+}
+
+/** Is any row stored for one of the cycles (valid_from dates) of these rows? One index probe each. */
+async function anyStored (tx: { execute: Database['db']['execute'] }, rows: readonly PriceRow[]): Promise<boolean> {
+  const dates = JSON.stringify([...new Set(rows.map((r) => r.validFrom))])
+  const [row] = rowsOf<{ found: boolean }>(await tx.execute(sql`
+    SELECT EXISTS (
+      SELECT 1 FROM fuel_prices WHERE valid_from IN (SELECT value::date FROM json_array_elements_text(${dates}::json))
+    ) AS found`))
+  return row?.found === true
+}
+
+/** COPY in PostgreSQL's text format, sent in chunks so no single string holds the whole file. */
+async function copyRows (client: postgres.TransactionSql, rows: readonly PriceRow[]): Promise<void> {
+  const query = client.unsafe('COPY fuel_prices (town, valid_from, valid_to, super_petrol, diesel, kerosene) FROM STDIN') as unknown as CopyQuery
+  // postgres.js resolves the query with the stream as the copy starts; when the server then
+  // refuses the data it rejects that (already settled) query and never ends the stream, so a
+  // failing COPY would hang holding the ingest lock. Its rejection is caught here instead.
+  const failed = new Promise<never>((_resolve, reject) => {
+    const original = query.reject
+    query.reject = (err: unknown) => { reject(err); original(err) }
+  })
+  failed.catch(() => {})
+  const stream = await query.writable()
+  const write = async (): Promise<void> => {
+    const CHUNK = 5000
+    for (let i = 0; i < rows.length;) {
+      let text = ''
+      for (const end = Math.min(i + CHUNK, rows.length); i < end; i++) {
+        const r = rows[i] as PriceRow
+        text += `${copyText(r.town)}\t${r.validFrom}\t${r.validTo}\t${r.superPetrol}\t${r.diesel}\t${r.kerosene}\n`
+      }
+      if (!stream.write(text)) await Promise.race([once(stream, 'drain'), failed])
+    }
+    stream.end()
+    await finished(stream)
+  }
+  await Promise.race([write(), failed])
+}
+
+interface CopyQuery { reject: (err: unknown) => void, writable: () => Promise<Writable> }
+
+/** COPY text format: backslash, tab, newline and carriage return are escaped. */
+function copyText (value: string): string {
+  return value.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'))
 }

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { projectRoot } from '../db/migrate.js'
+import { projectRoot } from '../project-root.js'
 
 export interface DocsPluginOptions {
   /** The contract; default `openapi.yaml` at the project root (copied into the container). */

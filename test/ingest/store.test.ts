@@ -89,3 +89,34 @@ t.test('cyclesOf: distinct, newest first', async (t) => {
     { validFrom: '2025-12-15', validTo: '2026-01-14' }
   ])
 })
+
+t.test('[D14] PostgreSQL: all-new cycles are written by COPY, overlapping ones upserted; a refused COPY writes nothing and frees the lock', async (t) => {
+  const database = await testDatabase()
+  if (database.sql === undefined) {
+    t.pass('PGlite: every ingest is the upsert')
+    return
+  }
+  await resetData()
+  const statementsOf = async (rows: PriceRow[]): Promise<string[]> => {
+    const seen: string[] = []
+    database.onStatement = (text) => { seen.push(text.trim().split(/\s+/)[0]?.toUpperCase() ?? '') }
+    try { await ingestRows(database, rows) } finally { database.onStatement = undefined }
+    return seen
+  }
+  const fresh = await statementsOf([row('A', ...JAN), row('B', ...JAN)])
+  t.ok(fresh.includes('COPY'), `new cycle copied: ${fresh.join(' ')}`)
+  t.notOk(fresh.includes('WITH'), 'no upsert')
+  const overlapping = await statementsOf([row('A', ...JAN, '181.00'), row('C', ...FEB)])
+  t.notOk(overlapping.includes('COPY'), `a stored cycle is upserted: ${overlapping.join(' ')}`)
+  t.equal(await rowCount(), 3)
+
+  // A row the table's CHECK refuses, in a file of new cycles only (ingestRows trusts its
+  // caller; the route never passes such a row): rejected at once, not hung on the stream.
+  const marApr = ['2026-03-15', '2026-04-14'] as const
+  await t.rejects(ingestRows(database, [row('A', ...marApr), row('B', ...marApr, '0.00')]), /fuel_prices_prices_check/)
+  t.equal(await rowCount(), 3, 'nothing of the refused file was written')
+  // The advisory lock went with the rolled-back transaction: the next ingest proceeds.
+  const next = await ingestRows(database, [row('A', ...marApr)])
+  t.equal(next.inserted, 1)
+  t.equal(await rowCount(), 4)
+})
