@@ -16,6 +16,8 @@ import { parse } from 'yaml'
 
 type JsonSchema = Record<string, any>
 
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as const
+
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const specPath = join(root, 'openapi.yaml')
 const outPath = join(root, 'src', 'generated', 'openapi.ts')
@@ -38,7 +40,7 @@ export function generate (yamlText: string): string {
 
   const operations: string[] = []
   for (const [path, item] of Object.entries<JsonSchema>(doc.paths ?? {})) {
-    for (const method of ['get', 'put', 'post', 'delete', 'patch', 'options', 'head']) {
+    for (const method of METHODS) {
       const op = item[method]
       if (op === undefined) continue
       const id: string = op.operationId
@@ -49,10 +51,20 @@ export function generate (yamlText: string): string {
       const props = query.map((p) => {
         const schema = { ...p.schema, ...(p.description !== undefined ? { description: p.description } : {}) }
         const ts = toTypeBox(schema, '  ')
-        return `  ${p.name}: ${p.required === true ? ts : `Type.Optional(${ts})`}`
+        // A parameter with a default is always present once validated (the validator fills the
+        // default in before it checks `required`), so handlers see it typed as present.
+        const present = p.required === true || p.schema?.default !== undefined
+        return `  ${p.name}: ${present ? ts : `Type.Optional(${ts})`}`
       })
       out.push(`export const ${Pascal}Query = Type.Object({${props.length > 0 ? '\n' + props.join(',\n') + '\n' : ''}})`)
       out.push(`export type ${Pascal}Query = Static<typeof ${Pascal}Query>`)
+      // Path parameters are always required (OpenAPI); the route's URL names them `:name`.
+      const pathParams = params.filter((p) => p.in === 'path')
+      if (pathParams.length > 0) {
+        const fields = pathParams.map((p) => `  ${p.name}: ${toTypeBox({ ...p.schema, ...(p.description !== undefined ? { description: p.description } : {}) }, '  ')}`)
+        out.push(`export const ${Pascal}Params = Type.Object({\n${fields.join(',\n')}\n})`)
+        out.push(`export type ${Pascal}Params = Static<typeof ${Pascal}Params>`)
+      }
       const responses: string[] = []
       for (const [status, resp] of Object.entries<JsonSchema>(op.responses ?? {})) {
         const r = deref(doc, resp)
@@ -60,10 +72,16 @@ export function generate (yamlText: string): string {
         if (schema !== undefined) responses.push(`  ${status}: ${toTypeBox(schema, '  ')}`)
       }
       out.push(`export const ${Pascal}Responses = {${responses.length > 0 ? '\n' + responses.join(',\n') + '\n' : ''}}`, '')
-      operations.push(`  ${id}: { method: '${method.toUpperCase()}', path: '${path}' }`)
+      const paramsSchema = pathParams.length > 0 ? `params: ${Pascal}Params, ` : ''
+      const schema = `{ operationId: '${id}', ${paramsSchema}querystring: ${Pascal}Query, response: ${Pascal}Responses }`
+      const url = path.replace(/\{(\w+)\}/g, ':$1')
+      operations.push(`  ${id}: { method: '${method.toUpperCase()}', url: '${url}', schema: ${schema} }`)
     }
   }
-  out.push('/** Every operation of openapi.yaml, by operationId. */')
+  out.push('/**')
+  out.push(' * Every operation of openapi.yaml by operationId: method, URL and schemas, ready to declare a')
+  out.push(' * route with `app.route({ ...operations.listPrices, handler })`.')
+  out.push(' */')
   out.push(`export const operations = {\n${operations.join(',\n')}\n} as const`)
   out.push('export type OperationId = keyof typeof operations', '')
   return out.join('\n')
@@ -140,6 +158,7 @@ function toTypeBox (schema: JsonSchema, indent: string, _self: Record<string, bo
     case 'integer': return withOptions('Type.Integer', '', options(schema))
     case 'number': return withOptions('Type.Number', '', options(schema))
     case 'boolean': return withOptions('Type.Boolean', '', options(schema))
+    case 'null': return withOptions('Type.Null', '', options(schema))
     case 'array': return withOptions('Type.Array', toTypeBox(schema.items ?? {}, indent), options(schema))
     case 'object': {
       const required: string[] = schema.required ?? []

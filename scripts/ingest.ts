@@ -7,14 +7,17 @@ import { readFile } from 'node:fs/promises'
 import { realpathSync } from 'node:fs'
 import { basename } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import type { DryRunResponse } from '../src/generated/openapi.js'
 import { parseArgs } from 'node:util'
 
-export const DEFAULT_URL = 'http://localhost:8000'
+const DEFAULT_URL = 'http://localhost:8000'
 
-const USAGE = `usage: npm run ingest -- FILE.csv [--url URL] [--token TOKEN] [--dry-run]
+const USAGE = `usage: npm run ingest -- FILE.csv [--url URL] [--token TOKEN] [--dry-run] [--json]
   --url      the service's base URL (default ${DEFAULT_URL}; a trailing /v1 is fine)
   --token    bearer token (default: the INGEST_TOKEN environment variable)
-  --dry-run  validate and count only; nothing is written`
+  --dry-run  validate and count only; nothing is written. Prints, per cycle of the file, the
+             towns new or missing against the cycle before and the prices that look mistyped
+  --json     print the server's JSON answer as it is`
 
 export interface CliIo {
   env: Record<string, string | undefined>
@@ -29,7 +32,7 @@ export function ingestUrl (base: string, dryRun: boolean): string {
 }
 
 export async function runIngestCli (args: string[], io: CliIo): Promise<number> {
-  let values: { url?: string | undefined, token?: string | undefined, 'dry-run'?: boolean | undefined, help?: boolean | undefined }
+  let values: { url?: string | undefined, token?: string | undefined, 'dry-run'?: boolean | undefined, json?: boolean | undefined, help?: boolean | undefined }
   let positionals: string[]
   try {
     ({ values, positionals } = parseArgs({
@@ -39,6 +42,7 @@ export async function runIngestCli (args: string[], io: CliIo): Promise<number> 
         url: { type: 'string' },
         token: { type: 'string' },
         'dry-run': { type: 'boolean' },
+        json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' }
       }
     }))
@@ -87,7 +91,8 @@ export async function runIngestCli (args: string[], io: CliIo): Promise<number> 
     body = JSON.parse(text)
   } catch { /* not JSON: print the text as it came */ }
   if (response.ok) {
-    io.out(typeof body === 'string' ? body : JSON.stringify(body, null, 2))
+    if (values['dry-run'] === true && values.json !== true && isDryRun(body)) for (const line of describeDryRun(body)) io.out(line)
+    else io.out(typeof body === 'string' ? body : JSON.stringify(body, null, 2))
     return 0
   }
   const detail = (body as { detail?: unknown } | null)?.detail
@@ -103,4 +108,24 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathS
     out: (line) => { console.log(line) },
     err: (line) => { console.error(line) }
   })
+}
+
+type DryRun = DryRunResponse
+
+function isDryRun (body: unknown): body is DryRun {
+  return typeof body === 'object' && body !== null && (body as { status?: unknown }).status === 'dry_run'
+}
+
+/** D40: a dry run's answer as an admin reads it before the real upload. */
+function describeDryRun (dry: DryRun): string[] {
+  const lines = [`dry run, nothing written: ${dry.records_processed} rows (${dry.inserted} new, ${dry.updated} changed, ${dry.unchanged} unchanged)`]
+  for (const cycle of dry.cycles) {
+    const against = cycle.previous_valid_from === null ? 'no cycle before it' : `compared with the cycle from ${cycle.previous_valid_from}`
+    lines.push('', `cycle ${cycle.valid_from} to ${cycle.valid_to} (${against})`)
+    lines.push(`  new towns: ${cycle.new_towns.length === 0 ? 'none' : cycle.new_towns.join(', ')}`)
+    lines.push(`  missing towns: ${cycle.missing_towns.length === 0 ? 'none' : cycle.missing_towns.join(', ')}`)
+    lines.push(`  warnings: ${cycle.warnings.length === 0 ? 'none' : cycle.warnings.length}`)
+    for (const warning of cycle.warnings) lines.push(`    ${warning.detail}`)
+  }
+  return lines
 }

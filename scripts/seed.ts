@@ -11,17 +11,12 @@ import { ConfigError, loadConfig } from '../src/config.js'
 import type { Database } from '../src/db/client.js'
 import { openDatabase } from '../src/db/client.js'
 import { migrateDatabase } from '../src/db/migrate.js'
-import { cycleOf } from '../src/domain/cycle.js'
+import { cycleOf, todayInKenya } from '../src/domain/cycle.js'
 import { parseCycleCsv } from '../src/ingest/csv.js'
-import { loadSampleTowns, sampleCycles } from '../src/ingest/sample.js'
-import { ingestRows, type IngestOutcome } from '../src/ingest/store.js'
+import { ingestRows, type IngestOutcome } from '../src/db/ingest.js'
+import { loadSampleTowns, sampleCycles } from './sample/generate.js'
 
 export const SEED_CYCLES = 13
-
-/** Today's calendar date in Kenya (UTC+3), YYYY-MM-DD: the cycle boundary is a Kenyan date. */
-export function todayInKenya (now = new Date()): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Nairobi', year: 'numeric', month: '2-digit', day: '2-digit' }).format(now)
-}
 
 /** The sample cycles ending with the one active on `today`, ingested as one upload would be. */
 export async function seedSampleData (database: Database, today = todayInKenya()): Promise<IngestOutcome> {

@@ -1,30 +1,38 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import fp from 'fastify-plugin'
 import type { Config } from './config.js'
+import { clientErrorHandler } from './http/client-errors.js'
+import { timeoutServerOptions } from './http/timeouts.js'
 import type { Database } from './db/client.js'
+import cacheInvalidation from './plugins/app/cache-invalidation.js'
+import cyclesRepository from './plugins/app/cycles-repository.js'
+import bodyIdleTimeout from './plugins/app/body-idle-timeout.js'
+import database from './plugins/app/database.js'
+import earlyAnswer from './plugins/app/early-answer.js'
+import emptyQueryValues from './plugins/app/empty-query-values.js'
+import errors from './plugins/app/errors.js'
+import gracefulClose from './plugins/app/graceful-close.js'
+import httpCaching from './plugins/app/http-caching.js'
+import metrics from './plugins/app/metrics.js'
+import pricesRepository from './plugins/app/prices-repository.js'
+import readCache from './plugins/app/read-cache.js'
+import cors from './plugins/external/cors.js'
+import rateLimit from './plugins/external/rate-limit.js'
 import type { SlidingWindowStore } from './ratelimit/sliding-window.js'
-import cacheInvalidation from './plugins/cache-invalidation.js'
-import cors from './plugins/cors.js'
-import database from './plugins/database.js'
-import docs, { exemptDocsFromRateLimit } from './plugins/docs.js'
-import errors from './plugins/errors.js'
-import httpCaching from './plugins/http-caching.js'
-import metrics from './plugins/metrics.js'
-import rateLimit, { createRateLimitStore } from './plugins/rate-limit.js'
+import cyclesRoutes from './routes/cycles/index.js'
+import docsRoutes, { DOCS_PREFIX } from './routes/docs/index.js'
 import healthRoutes from './routes/health/index.js'
 import ingestRoutes from './routes/ingest/index.js'
 import pricesRoutes from './routes/prices/index.js'
 import townsRoutes from './routes/towns/index.js'
 
-export interface AppOptions {
+interface AppOptions {
   config: Config
   /** An open, migrated database owned by the caller (tests); otherwise opened from config. */
   database?: Database | undefined
   /** The D22 store; otherwise chosen from config (Redis when REDIS_URL is set, else memory). */
   rateLimitStore?: SlidingWindowStore | undefined
-  /** D22 allowance per window; 60 unless a test needs room. Must match the store's own max. */
-  rateLimitMax?: number | undefined
-  logger?: FastifyServerOptions['logger']
 }
 
 /** Tokens never reach the logs, whatever a serializer is later changed to print. */
@@ -37,6 +45,8 @@ export function serverOptions (config: Config, logger?: FastifyServerOptions['lo
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     requestIdHeader: 'x-request-id',
     return503OnClosing: false,
+    ...timeoutServerOptions(config), // D32
+    clientErrorHandler, // D19 + D32: node:http's own 400/408/431 in the envelope
     ajv: {
       // D20: report every failing parameter, not just the first.
       customOptions: { allErrors: true }
@@ -53,51 +63,51 @@ function loggerOptions (config: Config, logger: FastifyServerOptions['logger']):
   return { ...logger, redact: { ...(Array.isArray(own) ? {} : own), paths: [...new Set([...LOG_REDACT, ...paths])] } }
 }
 
-/** The service with all its plugins and routes, ready to `listen` or `inject`. */
-export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
-  const app = Fastify(serverOptions(options.config, options.logger)).withTypeProvider<TypeBoxTypeProvider>()
+/**
+ * The service as a plugin: third-party plugins, the app's own, then one plugin per resource.
+ * Each declares what it needs (fastify-plugin `dependencies`), so registering one before what it
+ * depends on fails at start with Fastify's own error.
+ */
+const serviceApp: FastifyPluginAsync<AppOptions> = async (app, options) => {
+  const { config } = options
+  await app.register(cors, { origins: config.corsOrigins })
+  await app.register(rateLimit, { store: options.rateLimitStore, redisUrl: config.redisUrl, exemptPrefixes: [DOCS_PREFIX] })
 
-  // D21: an empty query value means the parameter is absent (its default applies).
-  // (Hooks on every request are callback-style: no promise per request on the hot path.)
-  app.addHook('preValidation', (request, _reply, done) => {
-    const query = request.query as Record<string, unknown> | undefined
-    if (query !== undefined && query !== null) {
-      for (const key in query) if (query[key] === '') delete query[key]
-    }
-    done()
-  })
-
-  // Graceful shutdown: a request still in flight when closing starts (an ingest, say) is
-  // finished, and its keep-alive connection closed with it, so the server can close at once.
-  let closing = false
-  app.addHook('preClose', async () => { closing = true })
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) void reply.header('connection', 'close')
-    done(null, payload)
-  })
-
+  await app.register(emptyQueryValues)
+  await app.register(gracefulClose)
+  await app.register(earlyAnswer, { maxBytes: config.maxUploadBytes })
+  await app.register(bodyIdleTimeout, { idleMs: config.bodyIdleTimeoutMs })
   await app.register(httpCaching)
-  await app.register(cors, { origins: options.config.corsOrigins })
-  // Before the limiter's own onRoute hook: Swagger UI's routes are marked exempt (see docs.ts).
-  app.addHook('onRoute', exemptDocsFromRateLimit)
-  await app.register(rateLimit, {
-    store: options.rateLimitStore ?? await createRateLimitStore(options.config, app.log),
-    ...(options.rateLimitMax !== undefined ? { max: options.rateLimitMax } : {})
-  })
-  await app.register(errors) // after the limiter, so its not-found handler is limited too
-  await app.register(metrics, { token: options.config.metricsToken })
-  await app.register(docs)
-  await app.register(database, { config: options.config, database: options.database })
+  await app.register(errors)
+  await app.register(database, { config, database: options.database })
+  await app.register(pricesRepository)
+  await app.register(cyclesRepository)
+  await app.register(readCache, { maxBytes: config.readCacheMaxBytes })
   await app.register(cacheInvalidation)
+  await app.register(metrics, { token: config.metricsToken })
 
+  await app.register(docsRoutes)
   await app.register(healthRoutes)
   await app.register(pricesRoutes)
   await app.register(townsRoutes)
-  await app.register(ingestRoutes, { config: options.config })
+  await app.register(cyclesRoutes)
+  await app.register(ingestRoutes, { config })
 
-  if (options.config.ingestToken === undefined) {
+  if (config.ingestToken === undefined) {
     // D13: open ingest is for local development only; say so at every start.
     app.log.warn('INGEST_TOKEN is not set: POST /v1/ingest/csv accepts every request without authorisation')
   }
+}
+
+export const service = fp(serviceApp, { name: 'fuel-price-service', fastify: '5.x' })
+
+export interface BuildAppOptions extends AppOptions {
+  logger?: FastifyServerOptions['logger']
+}
+
+/** The service on a Fastify instance of its own, ready to `listen` or `inject`. */
+export async function buildApp (options: BuildAppOptions): Promise<FastifyInstance> {
+  const app = Fastify(serverOptions(options.config, options.logger)).withTypeProvider<TypeBoxTypeProvider>()
+  await app.register(service, options)
   return app
 }

@@ -6,7 +6,7 @@ import { Value } from '@sinclair/typebox/value'
  * the schema states its form and default, and `loadConfig` turns it into typed values or stops
  * with a message naming the variable.
  */
-export const EnvSchema = Type.Object({
+const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8000 }), // D28
   HOST: Type.String({ minLength: 1, default: '0.0.0.0' }), // D28
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
@@ -22,9 +22,16 @@ export const EnvSchema = Type.Object({
     { default: 'info' }
   ),
   DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
-  DB_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 15000 })
+  DB_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 15000 }),
+  READ_CACHE_MAX_BYTES: Type.Integer({ minimum: 0, default: 16 * 1024 * 1024 }),
+  INGEST_WARN_SHARE: Type.Number({ exclusiveMinimum: 0, maximum: 10, default: 0.15 }),
+  // D32: connection timeouts (src/http/timeouts.ts says why each default)
+  HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000 }),
+  REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 120_000 }),
+  BODY_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000 }),
+  KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 72_000 })
 })
-export type Env = Static<typeof EnvSchema>
+type Env = Static<typeof EnvSchema>
 
 /** D24: the production web origins and the local development origin. */
 export const DEFAULT_CORS_ORIGINS = [
@@ -49,6 +56,15 @@ export interface Config {
   logLevel: Env['LOG_LEVEL']
   dbPoolMax: number
   dbStatementTimeoutMs: number
+  /** Bound on the read cache's bodies besides the latest cycle (LRU by bytes). */
+  readCacheMaxBytes: number
+  /** D40: a dry run warns of prices moving more than this share (0.15 = 15 %). */
+  ingestWarnShare: number
+  /** D32 */
+  headersTimeoutMs: number
+  requestTimeoutMs: number
+  bodyIdleTimeoutMs: number
+  keepAliveTimeoutMs: number
 }
 
 export class ConfigError extends Error {
@@ -72,6 +88,9 @@ export function loadConfig (source: Record<string, string | undefined> = process
     throw new ConfigError(`Invalid environment variable ${name}=${JSON.stringify(raw[name])}: ${firstError.message}`)
   }
   const e = env as Env
+  if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(`Invalid environment variable HEADERS_TIMEOUT_MS=${e.HEADERS_TIMEOUT_MS}: must not exceed REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS})`)
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -85,7 +104,13 @@ export function loadConfig (source: Record<string, string | undefined> = process
     redisUrl: e.REDIS_URL,
     logLevel: e.LOG_LEVEL,
     dbPoolMax: e.DB_POOL_MAX,
-    dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS
+    dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    readCacheMaxBytes: e.READ_CACHE_MAX_BYTES,
+    ingestWarnShare: e.INGEST_WARN_SHARE,
+    headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    bodyIdleTimeoutMs: e.BODY_IDLE_TIMEOUT_MS,
+    keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS
   }
 }
 
@@ -100,7 +125,7 @@ function parseOrigins (value: string): string[] {
 }
 
 /** D23: `true`, `false`, a hop count, or a comma-separated list of addresses/CIDRs. */
-export function parseTrustProxy (value: string): boolean | number | string[] {
+function parseTrustProxy (value: string): boolean | number | string[] {
   const v = value.trim().toLowerCase()
   if (v === 'true') return true
   if (v === 'false') return false

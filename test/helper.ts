@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import postgres from 'postgres'
 import t, { type Test } from 'tap'
-import { buildApp, type AppOptions } from '../src/app.js'
+import { buildApp, type BuildAppOptions } from '../src/app.js'
 import { loadConfig, type Config } from '../src/config.js'
-import { openDatabase, type Database } from '../src/db/client.js'
 import { migrateDatabase } from '../src/db/migrate.js'
 import { fuelPrices, type NewFuelPriceRow } from '../src/db/schema.js'
-import { MemorySlidingWindowStore } from '../src/ratelimit/sliding-window.js'
+import { MemorySlidingWindowStore } from '../src/ratelimit/memory-store.js'
+import { openCountingDatabase, type CountingDatabase } from './support/counting-database.js'
 import { checkResponses } from './contract/openapi-validator.js'
 
 /**
@@ -21,17 +21,17 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL !== undefined && 
 
 export const backend = TEST_DATABASE_URL === undefined ? 'pglite' : 'postgres'
 
-let shared: Promise<Database> | undefined
+let shared: Promise<CountingDatabase> | undefined
 
 /** The database of this test file (one per process: tap runs each file in its own). */
-export async function testDatabase (): Promise<Database> {
+export async function testDatabase (): Promise<CountingDatabase> {
   shared ??= createTestDatabase()
   return await shared
 }
 
-async function createTestDatabase (): Promise<Database> {
+async function createTestDatabase (): Promise<CountingDatabase> {
   if (TEST_DATABASE_URL === undefined) {
-    const database = await openDatabase({ dataDir: 'memory://' })
+    const database = await openCountingDatabase({ dataDir: 'memory://' })
     await migrateDatabase(database)
     t.teardown(async () => { await database.close() })
     return database
@@ -39,7 +39,7 @@ async function createTestDatabase (): Promise<Database> {
   const schema = `test_${process.pid}_${randomBytes(4).toString('hex')}`
   const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} })
   await admin.unsafe(`CREATE SCHEMA "${schema}"`)
-  const database = await openDatabase({ url: TEST_DATABASE_URL, schema, poolMax: 5 })
+  const database = await openCountingDatabase({ url: TEST_DATABASE_URL, schema, poolMax: 5 })
   await migrateDatabase(database, TEST_DATABASE_URL)
   t.teardown(async () => {
     await database.close()
@@ -54,7 +54,9 @@ export function testConfig (overrides: Partial<Config> = {}): Config {
   return { ...loadConfig({ LOG_LEVEL: 'silent' }), ...overrides }
 }
 
-export interface BuildOptions extends Partial<Omit<AppOptions, 'config'>> {
+export interface BuildOptions extends Partial<Omit<BuildAppOptions, 'config'>> {
+  /** D22 allowance of the memory store the app gets (tests not about D22 never reach theirs). */
+  rateLimitMax?: number
   /** Overrides of the config loaded from an empty environment. */
   config?: Partial<Config>
   /** false: do not check responses against openapi.yaml (only for tests of off-contract answers). */
@@ -69,7 +71,6 @@ export async function build (test: Test, options: BuildOptions = {}): Promise<Fa
     config: testConfig(options.config),
     database: options.database ?? await testDatabase(),
     rateLimitStore: options.rateLimitStore ?? new MemorySlidingWindowStore({ max }),
-    rateLimitMax: max,
     logger: options.logger ?? false
   })
   test.teardown(async () => { await app.close() })

@@ -19,7 +19,7 @@ let captured: { text: string, params: unknown[] } | undefined
 // drizzle() also installs its pass-through date parsers on `sql`: the raw loop decodes rows as
 // the service's driver does.
 const db = drizzle(sql, { logger: { logQuery: (text, params) => { captured = { text, params } } } }) as unknown as AppDb
-const repository = new PricesRepository(db)
+const repository = new PricesRepository({ kind: 'postgres', db, sql, schema: undefined, close: async () => {} })
 const scenario = args.scenario
 if (scenario.kind === 'towns') await repository.listTowns()
 else await repository.listPrices({ town: scenario.town, limit: scenario.limit, offset: scenario.offset })

@@ -1,5 +1,5 @@
 import type postgres from 'postgres'
-import { loadSampleTowns, sampleCycles } from '../../src/ingest/sample.js'
+import { loadSampleTowns, sampleCycles } from '../sample/generate.js'
 import { copyCsv, timeCopy } from './database.js'
 import { INGEST_TOKEN, runnerAddress } from './processes.js'
 import { median } from './stats.js'

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs'
+import type { PGlite } from '@electric-sql/pglite'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import postgres from 'postgres'
@@ -8,19 +9,15 @@ export type AppDb = PgDatabase<PgQueryResultHKT, typeof schema>
 
 /**
  * The database behind the service: PostgreSQL through postgres.js when a URL is given, otherwise
- * the embedded PGlite (D28). Both are reached through the same Drizzle API; `statements()` counts
- * every statement sent to the driver, which is how tests prove that a cache hit reads nothing.
+ * the embedded PGlite (D28). Both are reached through the same Drizzle API.
  */
 export interface Database {
   readonly kind: 'pglite' | 'postgres'
   readonly db: AppDb
-  /** postgres.js client (PostgreSQL mode only): LISTEN/NOTIFY and raw COPY-speed work. */
+  /** postgres.js client (PostgreSQL mode only): LISTEN/NOTIFY and COPY. */
   readonly sql: postgres.Sql | undefined
   /** Schema the tables live in (a fresh one per test file on PostgreSQL), else undefined. */
   readonly schema: string | undefined
-  statements: () => number
-  /** Sees the text and parameters of every statement sent (tests read their plans). */
-  onStatement: ((text: string, params: readonly unknown[]) => void) | undefined
   close: () => Promise<void>
 }
 
@@ -38,67 +35,58 @@ export interface DatabaseOptions {
 }
 
 export async function openDatabase (options: DatabaseOptions): Promise<Database> {
-  return options.url !== undefined ? openPostgres(options.url, options) : await openPglite(options)
+  if (options.url !== undefined) return postgresDatabase(postgres(options.url, postgresOptions(options)), options.schema)
+  return await pgliteDatabase(await createPglite(options.dataDir ?? 'memory://'))
 }
 
-function openPostgres (url: string, options: DatabaseOptions): Database {
-  let count = 0
+/** How the service connects to PostgreSQL: pool size, timeouts, and the search_path for tests. */
+export function postgresOptions (options: DatabaseOptions): postgres.Options<Record<string, postgres.PostgresType>> {
   const connection: Record<string, string> = {
     application_name: 'fuel-price-service',
     statement_timeout: String(options.statementTimeoutMs ?? 15000)
   }
   if (options.schema !== undefined) connection.search_path = options.schema
-  const sql = postgres(url, {
+  return {
     max: options.poolMax ?? 10,
     idle_timeout: 30,
     connect_timeout: options.connectTimeoutSeconds ?? 5,
     connection,
-    onnotice: () => {},
-    debug: (_connection: number, text: string, params: unknown[]) => {
-      count++
-      database.onStatement?.(text, params)
-    }
-  })
-  const db = drizzlePostgres(sql, { schema }) as unknown as AppDb
-  const database: Database = {
-    kind: 'postgres',
-    db,
-    sql,
-    schema: options.schema,
-    statements: () => count,
-    onStatement: undefined,
-    close: async () => { await sql.end({ timeout: 5 }) }
+    onnotice: () => {}
   }
-  return database
 }
 
-async function openPglite (options: DatabaseOptions): Promise<Database> {
-  const dataDir = options.dataDir ?? 'memory://'
+/** A Database over a postgres.js client, which it closes. */
+export function postgresDatabase (sql: postgres.Sql, schemaName?: string): Database {
+  return {
+    kind: 'postgres',
+    db: drizzlePostgres(sql, { schema }) as unknown as AppDb,
+    sql,
+    schema: schemaName,
+    close: async () => { await sql.end({ timeout: 5 }) }
+  }
+}
+
+/** An embedded PGlite in `dataDir` (created if needed), or in memory for 'memory://'. */
+export async function createPglite (dataDir: string): Promise<PGlite> {
   if (!dataDir.includes('://')) mkdirSync(dataDir, { recursive: true })
   // Loaded only in this mode: PGlite's bundle is several MB that a PostgreSQL replica never needs.
-  const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite')])
-  const client = await PGlite.create(dataDir)
-  let count = 0
-  // Count at the driver boundary, so nothing Drizzle sends is missed.
-  const query = client.query.bind(client)
-  const exec = client.exec.bind(client)
-  const transaction = client.transaction.bind(client)
-  client.query = ((...args: Parameters<typeof query>) => {
-    count++
-    database.onStatement?.(args[0], args[1] ?? [])
-    return query(...args)
-  }) as typeof client.query
-  client.exec = ((...args: Parameters<typeof exec>) => { count++; return exec(...args) }) as typeof client.exec
-  client.transaction = ((...args: Parameters<typeof transaction>) => { count++; return transaction(...args) }) as typeof client.transaction
-  const db = drizzlePglite(client, { schema }) as unknown as AppDb
-  const database: Database = {
+  const { PGlite } = await import('@electric-sql/pglite')
+  return await PGlite.create(dataDir)
+}
+
+/** A Database over a PGlite client, which it closes. */
+export async function pgliteDatabase (client: PGlite): Promise<Database> {
+  const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite')
+  return {
     kind: 'pglite',
-    db,
+    db: drizzlePglite(client, { schema }) as unknown as AppDb,
     sql: undefined,
     schema: undefined,
-    statements: () => count,
-    onStatement: undefined,
     close: async () => { if (!client.closed) await client.close() }
   }
-  return database
+}
+
+/** postgres.js returns an array of rows, PGlite an object with `rows`. */
+export function rowsOf<T> (result: unknown): T[] {
+  return Array.isArray(result) ? result as T[] : (result as { rows: T[] }).rows
 }

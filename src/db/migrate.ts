@@ -6,7 +6,7 @@ import type { PgliteDatabase } from 'drizzle-orm/pglite'
 import postgres from 'postgres'
 import type { Database } from './client.js'
 
-export const MIGRATIONS_FOLDER = join(projectRoot(), 'drizzle')
+const MIGRATIONS_FOLDER = join(projectRoot(), 'drizzle')
 
 // Any fixed 64-bit key: replicas starting together take turns instead of racing on CREATE TABLE.
 const MIGRATION_LOCK_KEY = 7_305_531_001

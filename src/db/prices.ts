@@ -1,7 +1,10 @@
 import { and, asc, desc, eq, gt, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm'
-import type { AppDb } from './client.js'
-import { fuelPrices } from './schema.js'
 import type { FuelPrice } from '../generated/openapi.js'
+import type { PriceRow } from '../ingest/csv.js'
+import { rowsOf, type AppDb, type Database } from './client.js'
+import type { CycleReview } from '../ingest/plausibility.js'
+import { ingestRows, reviewRows, type IngestOptions, type IngestOutcome } from './ingest.js'
+import { fuelPrices } from './schema.js'
 
 export interface PriceFilter {
   /** D4: already trimmed and white-space collapsed; compared with lower() on both sides. */
@@ -13,15 +16,19 @@ export interface PriceFilter {
 }
 
 /** A GET /v1/prices filter for an export: `limit` undefined means every matching row. */
-export interface PriceStreamFilter extends Omit<PriceFilter, 'limit'> {
+interface PriceStreamFilter extends Omit<PriceFilter, 'limit'> {
   limit?: number | undefined
 }
 
 /** Rows per query of an export: one round trip per batch, one batch in memory at a time. */
-export const EXPORT_BATCH_SIZE = 1000
+const EXPORT_BATCH_SIZE = 1000
 
-// D3: "case-insensitively" is lower(town) compared byte-wise, the same on every server/locale.
+// D3: "case-insensitively" is lower(town) compared byte-wise, the same on every server/locale
+// (domain/town.ts `townKey` is the same key in JavaScript).
 const townOrderKey = sql`lower(${fuelPrices.town}) COLLATE "C"`
+
+// D2: the one total order of /v1/prices.
+const listOrder = [desc(fuelPrices.validFrom), townOrderKey, asc(fuelPrices.id)]
 
 /** Columns as the API returns them: numeric(6,2) cast to float8 so they leave as JSON numbers. */
 const priceColumns = {
@@ -43,15 +50,17 @@ const pageColumns = {
 }
 
 /**
- * Reads of fuel_prices. Each shape of /v1/prices query (which filters are present) is one
- * prepared statement, built once, so a request costs one round trip and no SQL building.
+ * Reads and writes of fuel_prices. Each shape of /v1/prices query (which filters are present) is
+ * one prepared statement, built once, so a request costs one round trip and no SQL building.
  */
 export class PricesRepository {
   private readonly listStatements = new Map<number, ReturnType<PricesRepository['prepareList']>>()
   private readonly latestStatement
   private readonly townsStatement
+  private readonly db: AppDb
 
-  constructor (private readonly db: AppDb) {
+  constructor (private readonly database: Database) {
+    const db = this.db = database.db
     // D1: the latest cycle is the highest valid_from in the table, not the calendar's cycle.
     this.latestStatement = db.select(priceColumns).from(fuelPrices)
       .where(eq(fuelPrices.validFrom, sql`(SELECT max(${fuelPrices.validFrom}) FROM ${fuelPrices})`))
@@ -109,11 +118,15 @@ export class PricesRepository {
     let last: FuelPrice | undefined
     while (remaining > 0) {
       const size = Math.min(batchSize, remaining)
-      const conditions = filterConditions(filter)
+      const conditions = filterConditions({
+        town: filter.town === undefined ? undefined : sql`${filter.town}`,
+        startDate: filter.startDate === undefined ? undefined : sql`${filter.startDate}`,
+        endDate: filter.endDate === undefined ? undefined : sql`${filter.endDate}`
+      })
       if (last !== undefined) conditions.push(after(last))
       const rows: FuelPrice[] = await this.db.select(priceColumns).from(fuelPrices)
         .where(conditions.length > 0 ? and(...conditions) : undefined)
-        .orderBy(desc(fuelPrices.validFrom), townOrderKey, asc(fuelPrices.id))
+        .orderBy(...listOrder)
         .limit(size)
         .offset(last === undefined ? filter.offset : 0)
       if (rows.length > 0) yield rows
@@ -131,24 +144,26 @@ export class PricesRepository {
     return await this.townsStatement.execute()
   }
 
-  async ping (): Promise<void> {
-    await this.db.execute(sql`SELECT 1`)
+  /** Spec 4.5 rule 6, D14: validated rows upserted in one transaction (see db/ingest.ts). */
+  async ingest (rows: readonly PriceRow[], options?: IngestOptions): Promise<IngestOutcome> {
+    return await ingestRows(this.database, rows, options)
+  }
+
+  /** D40: the dry run's review of a file's cycles against the cycles before them. */
+  async review (rows: readonly PriceRow[], share: number): Promise<CycleReview[]> {
+    return await reviewRows(this.database, rows, share)
   }
 
   private prepareList (mask: number) {
-    const conditions: SQL[] = []
-    if ((mask & 1) !== 0) conditions.push(sql`${townOrderKey} = lower(${sql.placeholder('town')})`)
-    if ((mask & 2) !== 0) conditions.push(gte(fuelPrices.validFrom, sql`${sql.placeholder('startDate')}::date`))
-    if ((mask & 4) !== 0) {
-      conditions.push(lte(fuelPrices.validTo, sql`${sql.placeholder('endDate')}::date`))
-      // valid_to is always valid_from + 1 month - 1 day (a CHECK constraint, D8), at least 27
-      // days later, so this implied bound lets the index range-scan on valid_from as well.
-      conditions.push(lte(fuelPrices.validFrom, sql`${sql.placeholder('endDate')}::date - 27`))
-    }
+    const conditions = filterConditions({
+      town: (mask & 1) !== 0 ? sql.placeholder('town') : undefined,
+      startDate: (mask & 2) !== 0 ? sql.placeholder('startDate') : undefined,
+      endDate: (mask & 4) !== 0 ? sql.placeholder('endDate') : undefined
+    })
     const page = this.db.select(pageColumns).from(fuelPrices)
       .where(conditions.length > 0 ? and(...conditions) : undefined)
       // D2: one total order, so offset pages never skip or repeat a row.
-      .orderBy(desc(fuelPrices.validFrom), townOrderKey, asc(fuelPrices.id))
+      .orderBy(...listOrder)
       .limit(sql.placeholder('limit'))
       .offset(sql.placeholder('offset'))
       .as('p')
@@ -159,13 +174,18 @@ export class PricesRepository {
   }
 }
 
-/** The WHERE conditions of a /v1/prices filter, as `prepareList` states them with placeholders. */
-function filterConditions (filter: Omit<PriceFilter, 'limit' | 'offset'>): SQL[] {
+/** A filter value: a bound parameter, or a placeholder of a prepared statement. */
+type FilterValue = SQL | ReturnType<typeof sql.placeholder>
+
+/** The WHERE conditions of a /v1/prices filter: the one statement of them, for pages and exports. */
+function filterConditions (filter: { town: FilterValue | undefined, startDate: FilterValue | undefined, endDate: FilterValue | undefined }): SQL[] {
   const conditions: SQL[] = []
   if (filter.town !== undefined) conditions.push(sql`${townOrderKey} = lower(${filter.town})`)
   if (filter.startDate !== undefined) conditions.push(gte(fuelPrices.validFrom, sql`${filter.startDate}::date`))
   if (filter.endDate !== undefined) {
     conditions.push(lte(fuelPrices.validTo, sql`${filter.endDate}::date`))
+    // valid_to is always valid_from + 1 month - 1 day (a CHECK constraint, D8), at least 27
+    // days later, so this implied bound lets the index range-scan on valid_from as well.
     conditions.push(lte(fuelPrices.validFrom, sql`${filter.endDate}::date - 27`))
   }
   return conditions
@@ -181,9 +201,4 @@ function after (row: FuelPrice): SQL {
       or(gt(townOrderKey, town), and(eq(townOrderKey, town), gt(fuelPrices.id, row.id)))
     )
   ) as SQL
-}
-
-/** postgres.js returns an array of rows, PGlite an object with `rows`. */
-export function rowsOf<T> (result: unknown): T[] {
-  return Array.isArray(result) ? result as T[] : (result as { rows: T[] }).rows
 }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { check, date, index, numeric, pgTable, serial, text, unique } from 'drizzle-orm/pg-core'
+import { check, date, index, numeric, pgTable, serial, text, timestamp, unique } from 'drizzle-orm/pg-core'
 
 /**
  * One row per (town, pricing cycle). The cycle and price rules that the ingest enforces (D5, D8)
@@ -13,7 +13,10 @@ export const fuelPrices = pgTable('fuel_prices', {
   diesel: numeric('diesel', { precision: 6, scale: 2 }).notNull(),
   kerosene: numeric('kerosene', { precision: 6, scale: 2 }).notNull(),
   validFrom: date('valid_from', { mode: 'string' }).notNull(),
-  validTo: date('valid_to', { mode: 'string' }).notNull()
+  validTo: date('valid_to', { mode: 'string' }).notNull(),
+  // When the ingest that inserted the row committed (transaction time); the first of a cycle's
+  // is the cycle's publication time (/v1/cycles). Null for rows stored before it was kept.
+  publishedAt: timestamp('published_at', { withTimezone: true, mode: 'string' }).defaultNow()
 }, (t) => [
   // Spec 2, rule 2: a record is unique per (town, valid_from); the ingest upserts on it.
   unique('fuel_prices_town_valid_from_key').on(t.town, t.validFrom),
@@ -26,5 +29,4 @@ export const fuelPrices = pgTable('fuel_prices', {
   check('fuel_prices_prices_check', sql`${t.superPetrol} > 0 AND ${t.diesel} > 0 AND ${t.kerosene} > 0`)
 ])
 
-export type FuelPriceRow = typeof fuelPrices.$inferSelect
 export type NewFuelPriceRow = typeof fuelPrices.$inferInsert

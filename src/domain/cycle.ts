@@ -28,6 +28,12 @@ export function cycleOf (date: string): Cycle {
   return cycleStartingIn(startMonthIndex)
 }
 
+/** Today's date (YYYY-MM-DD) in Kenya's time zone, where cycles change at local midnight. */
+export function todayInKenya (now: Date = new Date()): string {
+  // en-CA formats a date as YYYY-MM-DD.
+  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Nairobi', year: 'numeric', month: '2-digit', day: '2-digit' }).format(now)
+}
+
 /** The cycle whose valid_from is the given date, or null when that date does not start a cycle. */
 export function cycleFrom (validFrom: string): Cycle | null {
   const [y, m, d] = validFrom.split('-').map(Number) as [number, number, number]
@@ -40,7 +46,8 @@ export function isCycle (validFrom: string, validTo: string): boolean {
   return cycleFrom(validFrom)?.validTo === validTo
 }
 
-function cycleStartingIn (monthIndex: number): Cycle {
+/** The cycle starting on the 15th of a month counted as year × 12 + (month − 1). */
+export function cycleStartingIn (monthIndex: number): Cycle {
   const y = Math.floor(monthIndex / 12)
   const m = (monthIndex % 12) + 1
   const next = monthIndex + 1

@@ -29,3 +29,11 @@ export function townFilter (raw: string | undefined): string | undefined {
   const collapsed = collapseWhitespace(raw)
   return collapsed === '' ? undefined : collapsed
 }
+
+/**
+ * D3/D4: the key towns are compared and ordered by: the name lower-cased. The database states
+ * the same key as `lower(town) COLLATE "C"` (db/prices.ts), compared byte-wise.
+ */
+export function townKey (town: string): string {
+  return town.toLowerCase()
+}

@@ -1,13 +1,15 @@
+import { CSV_HEADER } from '../domain/price-csv.js'
 import type { FuelPrice } from '../generated/openapi.js'
+import { disarmFormula, looksLikeFormula } from './formula-guard.js'
+
+export { CSV_HEADER }
 
 /**
  * Price records as CSV in the format POST /v1/ingest/csv reads (spec 4.5), so that an export
  * uploads back unchanged: the ingest header, `DD-MM-YYYY` dates (D7), prices with two decimals
  * (D5), RFC 4180 quoting and CRLF line ends.
  */
-export const CSV_HEADER = 'From,To,Town,Super (PMS),Diesel (AGO),Kerosene (IK)'
-
-export const CSV_LINE_END = '\r\n'
+const CSV_LINE_END = '\r\n'
 
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8'
 
@@ -30,8 +32,10 @@ export function csvPrice (price: number): string {
 /**
  * RFC 4180: a field containing a comma, a double quote or a line break is quoted, with inner
  * quotes doubled. Leading or trailing white space is quoted too, so no reader trims it away.
+ * A field a spreadsheet would run as a formula gets a leading apostrophe, and quotes (D31).
  */
 export function csvField (value: string): string {
+  if (looksLikeFormula(value)) return `"${disarmFormula(value).replaceAll('"', '""')}"`
   if (!/[",\r\n]|^\s|\s$/.test(value)) return value
   return `"${value.replaceAll('"', '""')}"`
 }
@@ -42,9 +46,10 @@ export function csvLine (row: FuelPrice): string {
     csvDate(row.valid_from),
     csvDate(row.valid_to),
     csvField(row.town),
-    csvPrice(row.super_petrol),
-    csvPrice(row.diesel),
-    csvPrice(row.kerosene)
+    // Through csvField too: a negative price written outside the ingest would start with '-' (D31).
+    csvField(csvPrice(row.super_petrol)),
+    csvField(csvPrice(row.diesel)),
+    csvField(csvPrice(row.kerosene))
   ].join(',') + CSV_LINE_END
 }
 
@@ -53,4 +58,15 @@ export function csvLines (rows: readonly FuelPrice[]): string {
   let out = ''
   for (const row of rows) out += csvLine(row)
   return out
+}
+
+/** A whole export: the header line, then the batches as CSV lines, pulled as the response drains. */
+export async function * csvDocument (
+  first: IteratorResult<FuelPrice[], void>,
+  rest: AsyncGenerator<FuelPrice[], void, undefined>
+): AsyncGenerator<string, void, undefined> {
+  yield CSV_HEADER + CSV_LINE_END
+  if (first.done === true) return
+  yield csvLines(first.value)
+  for await (const rows of rest) yield csvLines(rows)
 }

@@ -14,11 +14,63 @@ export const FuelPrice = Type.Object({
 }, { additionalProperties: false })
 export type FuelPrice = Static<typeof FuelPrice>
 
-export const Cycle = Type.Object({
-  valid_from: Type.String({ format: "date" }),
-  valid_to: Type.String({ format: "date" })
+export const PriceWarning = Type.Object({
+  line: Type.Integer({ description: "Line of the file (the header is line 1)." }),
+  town: Type.String(),
+  fuel: Type.Unsafe<"super_petrol" | "diesel" | "kerosene">({"type":"string","enum":["super_petrol","diesel","kerosene"]}),
+  kind: Type.Unsafe<"moved" | "outlier">({"type":"string","enum":["moved","outlier"]}),
+  detail: Type.String({ description: "The warning in words, e.g. `Super (PMS) for Nairobi on line 7 moves 18.2% from 180.00 to 212.80 (cycle 2026-09-15).`" })
 }, { additionalProperties: false })
-export type Cycle = Static<typeof Cycle>
+export type PriceWarning = Static<typeof PriceWarning>
+
+export const DryRunCycle = Type.Object({
+  valid_from: Type.String({ format: "date" }),
+  valid_to: Type.String({ format: "date" }),
+  previous_valid_from: Type.Union([Type.String({ format: "date" }), Type.Null()], { description: "The cycle compared with; `null` when there is none (then nothing is new or missing)." }),
+  new_towns: Type.Array(Type.String(), { description: "Towns of this cycle that the previous cycle lacks, in D3 order." }),
+  missing_towns: Type.Array(Type.String(), { description: "Towns of the previous cycle that this cycle would lack, in D3 order." }),
+  warnings: Type.Array(PriceWarning, { description: "Prices that look mistyped: one that moves more than INGEST_WARN_SHARE (default 15%)\nfrom the same town's previous price (`moved`), or that lies more than that share\noutside the range of the cycle's other towns (`outlier`). Never a reason to refuse\nthe real upload.\n" })
+}, { description: "A cycle the file touches, compared with the cycle before it (the latest earlier one,\nstored or in the file) as it would stand after the upload.\n", additionalProperties: false })
+export type DryRunCycle = Static<typeof DryRunCycle>
+
+export const FuelStats = Type.Object({
+  min: Type.Number(),
+  max: Type.Number(),
+  mean: Type.Number({ description: "Rounded to two decimals." }),
+  median: Type.Number({ description: "Rounded to two decimals (the mean of the two middle prices for an even count)." }),
+  cheapest_town: Type.String(),
+  dearest_town: Type.String()
+}, { additionalProperties: false })
+export type FuelStats = Static<typeof FuelStats>
+
+export const CycleSummary = Type.Object({
+  valid_from: Type.String({ format: "date" }),
+  valid_to: Type.String({ format: "date" }),
+  towns: Type.Integer({ description: "Records (one per town) in the cycle." }),
+  published_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()], { description: "UTC time of the first ingest that created the cycle; `null` for cycles stored before it was recorded." }),
+  super_petrol: FuelStats,
+  diesel: FuelStats,
+  kerosene: FuelStats
+}, { additionalProperties: false })
+export type CycleSummary = Static<typeof CycleSummary>
+
+export const FuelChange = Type.Object({
+  price: Type.Number(),
+  previous: Type.Union([Type.Number(), Type.Null()], { description: "The town's price in the cycle before; `null` when it had no record then." }),
+  change: Type.Union([Type.Number(), Type.Null()], { description: "`price - previous`, two decimals; `null` when there is no previous price." })
+}, { additionalProperties: false })
+export type FuelChange = Static<typeof FuelChange>
+
+export const PriceChange = Type.Object({
+  town: Type.String(),
+  valid_from: Type.String({ format: "date" }),
+  valid_to: Type.String({ format: "date" }),
+  previous_valid_from: Type.Union([Type.String({ format: "date" }), Type.Null()], { description: "The cycle compared with, when the town had a record in it." }),
+  super_petrol: FuelChange,
+  diesel: FuelChange,
+  kerosene: FuelChange
+}, { additionalProperties: false })
+export type PriceChange = Static<typeof PriceChange>
 
 export const IngestResponse = Type.Object({
   status: Type.Literal("success"),
@@ -36,7 +88,7 @@ export const DryRunResponse = Type.Object({
   inserted: Type.Integer({ description: "Rows that would be new." }),
   updated: Type.Integer({ description: "Rows that would change an existing (town, valid_from)." }),
   unchanged: Type.Integer({ description: "Rows identical to what is already stored." }),
-  cycles: Type.Array(Cycle, { description: "The cycles the file touches, newest first." })
+  cycles: Type.Array(DryRunCycle, { description: "The cycles the file touches, newest first, each compared with the cycle before it." })
 }, { additionalProperties: false })
 export type DryRunResponse = Static<typeof DryRunResponse>
 
@@ -44,8 +96,10 @@ export const PricesCsv = Type.String({ description: "RFC 4180 CSV in the format 
 export type PricesCsv = Static<typeof PricesCsv>
 
 export const Health = Type.Object({
-  status: Type.Literal("healthy")
-}, { additionalProperties: false })
+  status: Type.Literal("healthy"),
+  latest_valid_from: Type.Union([Type.String({ format: "date" }), Type.Null()], { description: "First day of the latest stored cycle (D1); `null` on an empty database." }),
+  current_cycle_loaded: Type.Boolean({ description: "Whether the cycle covering today's date in Africa/Nairobi is stored." })
+}, { description: "`status` is the specified answer; the other two fields are additions for probes that\nwatch freshness as well as reachability.\n", additionalProperties: false })
 export type Health = Static<typeof Health>
 
 export const ErrorResponse = Type.Object({
@@ -69,13 +123,27 @@ export const ListPricesQuery = Type.Object({
   town: Type.Optional(Type.String({ description: "Town name, compared case-insensitively after trimming and collapsing white space.", maxLength: 200 })),
   start_date: Type.Optional(Type.String({ description: "Only records with `valid_from` on or after this date.", format: "date" })),
   end_date: Type.Optional(Type.String({ description: "Only records with `valid_to` on or before this date.", format: "date" })),
-  limit: Type.Optional(Type.Integer({ description: "Page size. For CSV export (`format=csv` or `Accept: text/csv`) an absent `limit` means every matching row.", minimum: 1, maximum: 1000, default: 100 })),
-  offset: Type.Optional(Type.Integer({ description: "Number of records skipped.", minimum: 0, default: 0 })),
-  format: Type.Optional(Type.Unsafe<"json" | "csv">({"type":"string","enum":["json","csv"],"description":"`json` or `csv`. Absent: CSV when the `Accept` header prefers `text/csv`, JSON\notherwise. Takes precedence over `Accept`.\n"}))
+  limit: Type.Integer({ description: "Page size.", minimum: 1, maximum: 1000, default: 100 }),
+  offset: Type.Integer({ description: "Number of records skipped.", minimum: 0, default: 0 }),
+  format: Type.Optional(Type.Unsafe<"json" | "csv">({"type":"string","enum":["json","csv"],"description":"`json` or `csv`; `csv` answers as `GET /v1/prices.csv` does (use that instead).\nAbsent: CSV when the `Accept` header prefers `text/csv`, JSON otherwise.\n"}))
 })
 export type ListPricesQuery = Static<typeof ListPricesQuery>
 export const ListPricesResponses = {
   200: Type.Array(FuelPrice),
+  422: ValidationError,
+  429: ErrorResponse,
+  500: ErrorResponse
+}
+
+export const ExportPricesCsvQuery = Type.Object({
+  town: Type.Optional(Type.String({ description: "Town name, compared case-insensitively after trimming and collapsing white space.", maxLength: 200 })),
+  start_date: Type.Optional(Type.String({ description: "Only records with `valid_from` on or after this date.", format: "date" })),
+  end_date: Type.Optional(Type.String({ description: "Only records with `valid_to` on or before this date.", format: "date" })),
+  limit: Type.Optional(Type.Integer({ description: "At most this many records; absent means every matching record.", minimum: 1, maximum: 1000 })),
+  offset: Type.Integer({ description: "Number of records skipped.", minimum: 0, default: 0 })
+})
+export type ExportPricesCsvQuery = Static<typeof ExportPricesCsvQuery>
+export const ExportPricesCsvResponses = {
   422: ValidationError,
   429: ErrorResponse,
   500: ErrorResponse
@@ -91,10 +159,56 @@ export const GetLatestPricesResponses = {
   500: ErrorResponse
 }
 
+export const ListPriceChangesQuery = Type.Object({
+  town: Type.Optional(Type.String({ description: "Town name, compared case-insensitively after trimming and collapsing white space.", maxLength: 200 })),
+  valid_from: Type.Optional(Type.String({ description: "First day of the cycle (a 15th); absent means the latest cycle.", format: "date" }))
+})
+export type ListPriceChangesQuery = Static<typeof ListPriceChangesQuery>
+export const ListPriceChangesResponses = {
+  200: Type.Array(PriceChange),
+  404: ErrorResponse,
+  422: ValidationError,
+  429: ErrorResponse,
+  500: ErrorResponse
+}
+
 export const ListTownsQuery = Type.Object({})
 export type ListTownsQuery = Static<typeof ListTownsQuery>
 export const ListTownsResponses = {
   200: Type.Array(Type.String()),
+  429: ErrorResponse,
+  500: ErrorResponse
+}
+
+export const ListCyclesQuery = Type.Object({
+  limit: Type.Integer({ description: "Page size.", minimum: 1, maximum: 1000, default: 100 }),
+  offset: Type.Integer({ description: "Number of cycles skipped.", minimum: 0, default: 0 })
+})
+export type ListCyclesQuery = Static<typeof ListCyclesQuery>
+export const ListCyclesResponses = {
+  200: Type.Array(CycleSummary),
+  422: ValidationError,
+  429: ErrorResponse,
+  500: ErrorResponse
+}
+
+export const GetCyclesFeedQuery = Type.Object({})
+export type GetCyclesFeedQuery = Static<typeof GetCyclesFeedQuery>
+export const GetCyclesFeedResponses = {
+  429: ErrorResponse,
+  500: ErrorResponse
+}
+
+export const GetCycleQuery = Type.Object({})
+export type GetCycleQuery = Static<typeof GetCycleQuery>
+export const GetCycleParams = Type.Object({
+  valid_from: Type.String({ description: "First day of the cycle (a 15th).", format: "date" })
+})
+export type GetCycleParams = Static<typeof GetCycleParams>
+export const GetCycleResponses = {
+  200: CycleSummary,
+  404: ErrorResponse,
+  422: ValidationError,
   429: ErrorResponse,
   500: ErrorResponse
 }
@@ -107,12 +221,24 @@ export const GetHealthResponses = {
 }
 
 export const IngestCsvQuery = Type.Object({
-  dry_run: Type.Optional(Type.Boolean({ description: "Validate and count only; write nothing.", default: false }))
+  dry_run: Type.Boolean({ description: "Deprecated: use `POST /v1/ingest/csv/dry-run`. `true` makes this path answer what that\noperation answers (200 with a DryRunResponse, nothing written), with a `Deprecation`\nheader and `Link: </v1/ingest/csv/dry-run>; rel=\"successor-version\"`.\n", default: false })
 })
 export type IngestCsvQuery = Static<typeof IngestCsvQuery>
 export const IngestCsvResponses = {
-  200: DryRunResponse,
   201: IngestResponse,
+  400: ErrorResponse,
+  401: ErrorResponse,
+  413: ErrorResponse,
+  415: ErrorResponse,
+  422: ValidationError,
+  429: ErrorResponse,
+  500: ErrorResponse
+}
+
+export const DryRunIngestCsvQuery = Type.Object({})
+export type DryRunIngestCsvQuery = Static<typeof DryRunIngestCsvQuery>
+export const DryRunIngestCsvResponses = {
+  200: DryRunResponse,
   400: ErrorResponse,
   401: ErrorResponse,
   413: ErrorResponse,
@@ -136,14 +262,23 @@ export const GetOpenApiYamlQuery = Type.Object({})
 export type GetOpenApiYamlQuery = Static<typeof GetOpenApiYamlQuery>
 export const GetOpenApiYamlResponses = {}
 
-/** Every operation of openapi.yaml, by operationId. */
+/**
+ * Every operation of openapi.yaml by operationId: method, URL and schemas, ready to declare a
+ * route with `app.route({ ...operations.listPrices, handler })`.
+ */
 export const operations = {
-  listPrices: { method: 'GET', path: '/v1/prices' },
-  getLatestPrices: { method: 'GET', path: '/v1/prices/latest' },
-  listTowns: { method: 'GET', path: '/v1/towns' },
-  getHealth: { method: 'GET', path: '/v1/health' },
-  ingestCsv: { method: 'POST', path: '/v1/ingest/csv' },
-  getOpenApiJson: { method: 'GET', path: '/v1/openapi.json' },
-  getOpenApiYaml: { method: 'GET', path: '/v1/openapi.yaml' }
+  listPrices: { method: 'GET', url: '/v1/prices', schema: { operationId: 'listPrices', querystring: ListPricesQuery, response: ListPricesResponses } },
+  exportPricesCsv: { method: 'GET', url: '/v1/prices.csv', schema: { operationId: 'exportPricesCsv', querystring: ExportPricesCsvQuery, response: ExportPricesCsvResponses } },
+  getLatestPrices: { method: 'GET', url: '/v1/prices/latest', schema: { operationId: 'getLatestPrices', querystring: GetLatestPricesQuery, response: GetLatestPricesResponses } },
+  listPriceChanges: { method: 'GET', url: '/v1/prices/changes', schema: { operationId: 'listPriceChanges', querystring: ListPriceChangesQuery, response: ListPriceChangesResponses } },
+  listTowns: { method: 'GET', url: '/v1/towns', schema: { operationId: 'listTowns', querystring: ListTownsQuery, response: ListTownsResponses } },
+  listCycles: { method: 'GET', url: '/v1/cycles', schema: { operationId: 'listCycles', querystring: ListCyclesQuery, response: ListCyclesResponses } },
+  getCyclesFeed: { method: 'GET', url: '/v1/cycles/feed.atom', schema: { operationId: 'getCyclesFeed', querystring: GetCyclesFeedQuery, response: GetCyclesFeedResponses } },
+  getCycle: { method: 'GET', url: '/v1/cycles/:valid_from', schema: { operationId: 'getCycle', params: GetCycleParams, querystring: GetCycleQuery, response: GetCycleResponses } },
+  getHealth: { method: 'GET', url: '/v1/health', schema: { operationId: 'getHealth', querystring: GetHealthQuery, response: GetHealthResponses } },
+  ingestCsv: { method: 'POST', url: '/v1/ingest/csv', schema: { operationId: 'ingestCsv', querystring: IngestCsvQuery, response: IngestCsvResponses } },
+  dryRunIngestCsv: { method: 'POST', url: '/v1/ingest/csv/dry-run', schema: { operationId: 'dryRunIngestCsv', querystring: DryRunIngestCsvQuery, response: DryRunIngestCsvResponses } },
+  getOpenApiJson: { method: 'GET', url: '/v1/openapi.json', schema: { operationId: 'getOpenApiJson', querystring: GetOpenApiJsonQuery, response: GetOpenApiJsonResponses } },
+  getOpenApiYaml: { method: 'GET', url: '/v1/openapi.yaml', schema: { operationId: 'getOpenApiYaml', querystring: GetOpenApiYamlQuery, response: GetOpenApiYamlResponses } }
 } as const
 export type OperationId = keyof typeof operations

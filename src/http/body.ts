@@ -1,38 +1,55 @@
 import { createHash } from 'node:crypto'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { addVary } from './vary.js'
 
-/** A JSON body made once and served many times: its bytes, strong ETag and compressed forms. */
+/**
+ * A JSON body made once and served many times: its bytes and strong ETag, and its compressed
+ * forms, each made the first time a client asks for it and then kept.
+ */
 export interface ReadyBody {
   readonly json: Buffer
   readonly etag: string
+  /** Whether the body is large enough to be sent compressed. */
+  readonly compressible: boolean
+  /** The gzip and brotli forms; undefined below COMPRESS_THRESHOLD_BYTES. */
   readonly gzip: Buffer | undefined
   readonly br: Buffer | undefined
 }
 
 /** Below this size compression saves less than its headers and CPU cost. */
-export const COMPRESS_THRESHOLD_BYTES = 1024
+const COMPRESS_THRESHOLD_BYTES = 1024
 
 export function etagOf (bytes: Buffer | string): string {
   return `"${createHash('sha1').update(bytes).digest('base64url')}"`
 }
 
-/** Made once per cache fill, so the best (slowest) settings are affordable. */
+/** Made once per cache fill and kept, so the best (slowest) settings are affordable. */
 export function readyBody (json: string): ReadyBody {
   const bytes = Buffer.from(json)
-  const large = bytes.length >= COMPRESS_THRESHOLD_BYTES
+  const compressible = bytes.length >= COMPRESS_THRESHOLD_BYTES
+  let gzip: Buffer | undefined
+  let br: Buffer | undefined
   return {
     json: bytes,
     etag: etagOf(bytes),
-    gzip: large ? gzipSync(bytes, { level: 9 }) : undefined,
-    br: large
-      ? brotliCompressSync(bytes, {
+    compressible,
+    get gzip () {
+      if (compressible) gzip ??= gzipSync(bytes, { level: 9 })
+      return gzip
+    },
+    get br () {
+      if (compressible) {
+        br ??= brotliCompressSync(bytes, {
           params: {
             [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
             [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
             [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length
           }
         })
-      : undefined
+      }
+      return br
+    }
   }
 }
 
@@ -72,8 +89,22 @@ function opaque (tag: string): string {
 
 /** The bytes to send for a ready body: its br or gzip form when accepted, with a matching tag. */
 export function pickRepresentation (body: ReadyBody, acceptEncoding: string | undefined): { bytes: Buffer, etag: string, encoding: Encoding } {
-  const encoding = body.gzip === undefined ? 'identity' : preferredEncoding(acceptEncoding)
+  const encoding = body.compressible ? preferredEncoding(acceptEncoding) : 'identity'
   if (encoding === 'br' && body.br !== undefined) return { bytes: body.br, etag: body.etag.replace(/"$/, '-br"'), encoding }
   if (encoding === 'gzip' && body.gzip !== undefined) return { bytes: body.gzip, etag: body.etag.replace(/"$/, '-gzip"'), encoding }
   return { bytes: body.json, etag: body.etag, encoding: 'identity' }
+}
+
+/**
+ * Sends a ready body as JSON in the encoding the client prefers, with its ETag (a matching
+ * If-None-Match becomes a 304 in the http-caching plugin, D18) and `Vary: Accept-Encoding` when
+ * the encoding depends on it (added to the `Vary: Origin` CORS set: a CDN must key on both).
+ * The bytes bypass the serializer; the route's schema still documents their shape.
+ */
+export async function sendReady (request: FastifyRequest, reply: FastifyReply, body: ReadyBody, contentType = 'application/json; charset=utf-8'): Promise<FastifyReply> {
+  const { bytes, etag, encoding } = pickRepresentation(body, request.headers['accept-encoding'])
+  void reply.header('content-type', contentType).header('etag', etag)
+  if (body.compressible) addVary(reply, 'Accept-Encoding')
+  if (encoding !== 'identity') void reply.header('content-encoding', encoding)
+  return await reply.send(bytes)
 }

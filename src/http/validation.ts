@@ -1,7 +1,7 @@
 import type { FastifySchemaValidationError } from 'fastify'
 
 /** One item of a 422 body, worded as the FastAPI/pydantic-v1 service clients were built on. */
-export interface ValidationItem {
+interface ValidationItem {
   loc: Array<string | number>
   msg: string
   type: string

@@ -1,7 +1,8 @@
 import Papa from 'papaparse'
 import { isCalendarDate, isCycle, isoDate } from '../domain/cycle.js'
 import { IngestRejected } from '../domain/errors.js'
-import { normalizeTown } from '../domain/town.js'
+import { CSV_COLUMNS } from '../domain/price-csv.js'
+import { townFromCell } from '../domain/town-name.js'
 
 /**
  * CSV of a pricing cycle → validated rows (spec 4.5, D4–D10, D12). Pure: no Fastify, no database.
@@ -21,24 +22,24 @@ export interface PriceRow {
   kerosene: string
 }
 
-export type Field = 'validFrom' | 'validTo' | 'town' | 'superPetrol' | 'diesel' | 'kerosene'
+type Field = 'validFrom' | 'validTo' | 'town' | 'superPetrol' | 'diesel' | 'kerosene'
 
 /** Field → index of its column in the file. */
-export type ColumnMap = Record<Field, number>
+type ColumnMap = Record<Field, number>
 
-export type DateFormat = 'DD-MM-YYYY' | 'YYYY-MM-DD'
+type DateFormat = 'DD-MM-YYYY' | 'YYYY-MM-DD'
 
 type Six = [string, string, string, string, string, string]
 
 /** D6: the canonical column order, with the names used in messages. */
-const FIELDS: ReadonlyArray<{ field: Field, display: string, kind: 'date' | 'town' | 'price' }> = [
-  { field: 'validFrom', display: 'From', kind: 'date' },
-  { field: 'validTo', display: 'To', kind: 'date' },
-  { field: 'town', display: 'Town', kind: 'town' },
-  { field: 'superPetrol', display: 'Super (PMS)', kind: 'price' },
-  { field: 'diesel', display: 'Diesel (AGO)', kind: 'price' },
-  { field: 'kerosene', display: 'Kerosene (IK)', kind: 'price' }
-]
+const FIELDS: ReadonlyArray<{ field: Field, display: string, kind: 'date' | 'town' | 'price' }> = ([
+  { field: 'validFrom', kind: 'date' },
+  { field: 'validTo', kind: 'date' },
+  { field: 'town', kind: 'town' },
+  { field: 'superPetrol', kind: 'price' },
+  { field: 'diesel', kind: 'price' },
+  { field: 'kerosene', kind: 'price' }
+] as const).map((spec, i) => ({ ...spec, display: CSV_COLUMNS[i] as string }))
 
 /** Spec 4.5 rule 2: header names after lower-casing and dropping all but letters and digits. */
 const HEADER_ALIASES: ReadonlyMap<string, Field> = new Map([
@@ -50,9 +51,9 @@ const HEADER_ALIASES: ReadonlyMap<string, Field> = new Map([
   ['keroseneik', 'kerosene'], ['kerosene', 'kerosene']
 ])
 
-export const HEADER_MISMATCH = 'CSV header must include From, To, Town, Super (PMS), Diesel (AGO), Kerosene (IK)'
+export const HEADER_MISMATCH = `CSV header must include ${CSV_COLUMNS.join(', ')}`
 export const NO_ROWS = 'CSV payload contains no rows.'
-export const NOT_UTF8 = 'Uploaded file is not valid UTF-8 text.'
+const NOT_UTF8 = 'Uploaded file is not valid UTF-8 text.'
 
 // Compiled once: the parser runs them per cell on files of 100,000 rows.
 const NOT_ALNUM = /[^\p{L}\p{N}]/gu
@@ -176,7 +177,7 @@ function rowReader (columns: ColumnMap): (cells: readonly string[], line: number
   const seen = new Map<string, Map<string, number>>() // D9: valid_from → town → line
 
   return (cells, line) => {
-    // D10, within one row: (1) D6, the first missing cell in canonical order; (2) D7/D5, cells
+    // D10, within one row: (1) D6, the first missing cell in canonical order; (2) D7/D5/D30, cells
     // left to right in the file's column order; (3) D8, the cycle; (4) D9, the duplicate.
     for (const { column, kind, display } of specs) {
       const cell = cells[column]
@@ -190,7 +191,7 @@ function rowReader (columns: ColumnMap): (cells: readonly string[], line: number
         values[slot] = parsePriceCell(cell)
       } else if (kind === 'town') {
         let town = towns.get(cell)
-        if (town === undefined) towns.set(cell, town = normalizeTown(cell))
+        if (town === undefined) towns.set(cell, town = townFromCell(cell, line)) // D4, D30
         values[slot] = town
       } else {
         let date = dates.get(cell)

@@ -4,6 +4,7 @@ import { once } from 'node:events'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { needs } from '../services.js'
 import { dumpDom, screenshot } from './chromium.js'
 
 const PAGE = `<!doctype html>
@@ -14,7 +15,7 @@ const PAGE = `<!doctype html>
 </script>
 </body></html>`
 
-t.test('the Chromium helper runs page scripts and returns the resulting DOM', async (t) => {
+t.test('the Chromium helper runs page scripts and returns the resulting DOM', await needs('chromium'), async (t) => {
   const server = http.createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
     response.end(PAGE)

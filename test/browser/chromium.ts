@@ -2,13 +2,14 @@ import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { CHROMIUM_PATH } from '../services.js'
 
 /**
  * Headless Chromium for browser-level tests (a real CORS check, a page that calls the API).
  * Each run gets a fresh profile directory, so no cache, cookie or preflight cache leaks between
  * tests. `--virtual-time-budget` lets the page's scripts and fetches settle before the dump.
  */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+export const CHROMIUM = CHROMIUM_PATH
 
 export interface ChromiumOptions {
   /** Wall-clock limit for the whole browser run; the process group is killed after it. */

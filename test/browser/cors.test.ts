@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { MemorySlidingWindowStore } from '../../src/ratelimit/sliding-window.js'
+import { MemorySlidingWindowStore } from '../../src/ratelimit/memory-store.js'
 import { build, insertPrices, resetData } from '../helper.js'
+import { needs } from '../services.js'
 import { dumpDom } from './chromium.js'
 
 /**
@@ -46,7 +47,7 @@ async function servePage (port: number, host: string): Promise<Server> {
 
 const outOf = (dom: string): string => /<pre id="out">([^<]*)<\/pre>/.exec(dom)?.[1]?.replace(/&quot;/g, '"') ?? dom
 
-t.test('[D24][D22] from http://localhost:3000 the page reads the prices and its remaining allowance', async (t) => {
+t.test('[D24][D22] from http://localhost:3000 the page reads the prices and its remaining allowance', await needs('chromium'), async (t) => {
   await servePage(3000, 'localhost')
   const out = outOf(await dumpDom('http://localhost:3000/'))
   t.same(JSON.parse(out), {
@@ -60,7 +61,7 @@ t.test('[D24][D22] from http://localhost:3000 the page reads the prices and its 
   })
 })
 
-t.test('[D24] the same page on an origin not on the list gets a CORS error', async (t) => {
+t.test('[D24] the same page on an origin not on the list gets a CORS error', await needs('chromium'), async (t) => {
   const server = await servePage(0, '127.0.0.1')
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const out = outOf(await dumpDom(`${origin}/`))

@@ -59,11 +59,20 @@ interface Fixture {
   ingest: (client: unknown, token: string, csv: string) => Promise<Record<string, unknown>>
   ingestWithoutToken: (client: unknown, csv: string) => Promise<{ status: number, detail: unknown }>
   misuse: (client: unknown) => Promise<{ status: number, error: unknown }>
+  cycles: (client: unknown) => Promise<Array<{ valid_from: string, towns: number, super_petrol: { min: number, cheapest_town: string } }>>
+  cycle: (client: unknown, validFrom: string) => Promise<{ cycle?: { valid_from: string, towns: number }, status: number, detail?: string }>
+  changes: (client: unknown, town?: string) => Promise<Array<{ town: string, super_petrol: { price: number, previous: number | null, change: number | null } }>>
+  feed: (client: unknown) => Promise<{ contentType: string | null, text: string }>
+  freshness: (client: unknown) => Promise<{ latest: string | null, current: boolean }>
+  dryRun: (client: unknown, token: string, csv: string) => Promise<{ status: string, cycles: Array<{ valid_from: string, previous_valid_from: string | null, new_towns: string[], missing_towns: string[], warnings: Array<{ detail: string }> }> }>
 }
 
 t.before(async () => {
   // The temporary project: generated types, the fixture, ESM, and the repo's node_modules.
-  const ast = await openapiTS(new URL('openapi.yaml', pathToFileURL(ROOT)))
+  // From the document the server serves, as a front-end team would.
+  const served = await build(t)
+  const ast = await openapiTS((await served.inject('/v1/openapi.json')).body)
+  await served.close()
   writeFileSync(join(dir, 'openapi.d.ts'), astToString(ast))
   writeFileSync(join(dir, 'client.ts'), readFileSync(FIXTURE, 'utf8'))
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }))
@@ -126,6 +135,28 @@ t.test('the typed client against a live server: latest, history pages, towns, he
   t.match(ingested, { status: 'success', records_processed: 2, inserted: 2, updated: 0, unchanged: 0, timestamp: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/ })
   t.same((await c.latest(client)).map((p) => [p.town, p.super_petrol, p.valid_from]), [['Kisumu', 191, '2026-10-15'], ['Nairobi', 190, '2026-10-15']],
     'spec 4.2 r6: the ingest cleared the latest cache')
+
+  // D40–D42: the operations beyond the original service, through the same typed client.
+  t.strictSame((await c.cycles(client)).map((x) => [x.valid_from, x.towns, x.super_petrol.min, x.super_petrol.cheapest_town]), [
+    ['2026-10-15', 2, 190, 'Nairobi'], ['2026-09-15', 2, 182, 'Nairobi'], ['2026-08-15', 2, 181, 'Nairobi'], ['2026-07-15', 2, 180, 'Nairobi']
+  ])
+  t.match(await c.cycle(client, '2026-09-15'), { status: 200, cycle: { valid_from: '2026-09-15', towns: 2 } })
+  t.strictSame(await c.cycle(client, '2026-09-16'), { status: 404, detail: 'No cycle starts on 2026-09-16.' })
+  t.strictSame((await c.changes(client, 'nairobi')).map((x) => [x.town, x.super_petrol]), [['Nairobi', { price: 190, previous: 182, change: 8 }]])
+  t.strictSame((await c.changes(client)).map((x) => [x.town, x.super_petrol.previous]), [['Kisumu', null], ['Nairobi', 182]])
+  const atom = await c.feed(client)
+  t.equal(atom.contentType, 'application/atom+xml; charset=utf-8')
+  t.match(atom.text, '<id>tag:fuelkenya.com,2026:cycles/2026-10-15</id>')
+  t.match(await c.freshness(client), { latest: '2026-10-15' })
+  const dry = await c.dryRun(client, TOKEN, upload.replace('190.00', '290.00'))
+  t.strictSame(dry.cycles.map((x) => [x.valid_from, x.previous_valid_from, x.new_towns, x.missing_towns, x.warnings.map((w) => w.detail)]), [
+    ['2026-10-15', '2026-09-15', ['Kisumu'], ['Mombasa'], [
+      'Super (PMS) for Nairobi on line 2 moves 59.3% from 182.00 to 290.00 (cycle 2026-09-15).',
+      "Super (PMS) for Nairobi on line 2 is 290.00, more than 15.0% outside the cycle's other towns (191.00 to 191.00).",
+      // with two towns, each is the other's whole range
+      "Super (PMS) for Kisumu on line 3 is 191.00, more than 15.0% outside the cycle's other towns (290.00 to 290.00)."
+    ]]
+  ])
 
   t.same(await c.misuse(client), {
     status: 422,

@@ -121,8 +121,14 @@ export class OpenApiContract {
    * covers it (404 for an unknown path, 405, /docs, /metrics, CORS preflight).
    */
   check (res: ObservedResponse): string[] | undefined {
-    const operation = this.operation(res.method, res.route)
-    if (operation === undefined) return undefined
+    const own = this.operation(res.method, res.route)
+    if (own === undefined) return undefined
+    // An answer a path gives on behalf of another operation names it (D43: the deprecated dry run
+    // names its successor in Link, the negotiated CSV export its own URL in Content-Location);
+    // it must honour that operation's contract.
+    const successor = delegatedRoute(res.headers)
+    const operation = successor === undefined ? own : this.operation(res.method, successor)
+    if (operation === undefined) return [`names ${successor as string}, which no operation documents`]
     const response = this.response(operation, res.status)
     if (response === undefined) {
       return [`status ${res.status} is not documented (documented: ${[...operation.responses.keys()].join(', ')})`]
@@ -205,6 +211,13 @@ function rewriteRefs<T> (node: T): T {
     }
   }
   return out as T
+}
+
+/** The path of `Link: <path>; rel="successor-version"` or of `Content-Location`, if any. */
+function delegatedRoute (headers: Record<string, unknown>): string | undefined {
+  const link = /<([^>]+)>\s*;\s*rel="?successor-version"?/.exec(String(headers.link ?? ''))?.[1]
+  const location = headers['content-location'] === undefined ? undefined : String(headers['content-location'])
+  return (link ?? location)?.split('?')[0]
 }
 
 function mediaTypeOf (contentType: string): string {

@@ -26,7 +26,9 @@ t.test('a response that honours the document has no problems', async (t) => {
   t.same(contract.check(observed({ status: 304, headers: { etag: '"x"', 'cache-control': PUBLIC }, body: undefined })), [])
   t.same(contract.check(observed({ route: '/v1/towns', body: '["El Wak","Elburgon"]' })), [])
   t.same(contract.check(observed({ status: 422, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store' }, body: JSON.stringify({ detail: [{ loc: ['query', 'limit'], msg: 'm', type: 't' }] }) })), [])
-  t.same(contract.check(observed({ headers: { 'content-type': 'text/csv; charset=utf-8', 'cache-control': PUBLIC }, body: 'From,To,Town,Super (PMS),Diesel (AGO),Kerosene (IK)\r\n' })), [])
+  t.same(contract.check(observed({ route: '/v1/prices.csv', headers: { 'content-type': 'text/csv; charset=utf-8', 'cache-control': PUBLIC }, body: 'From,To,Town,Super (PMS),Diesel (AGO),Kerosene (IK)\r\n' })), [])
+  // D43: an answer given on behalf of another operation is held to that operation's contract.
+  t.same(contract.check(observed({ headers: { 'content-type': 'text/csv; charset=utf-8', 'cache-control': PUBLIC, 'content-location': '/v1/prices.csv?town=x' }, body: 'From,To,Town,Super (PMS),Diesel (AGO),Kerosene (IK)\r\n' })), [])
   t.same(contract.check(observed({ headers: { 'content-type': JSON_TYPE, 'content-encoding': 'gzip', 'cache-control': PUBLIC }, body: gzipSync(JSON.stringify([price])) })), [], 'compressed bodies are decoded first')
   t.same(contract.check(observed({ method: 'HEAD', body: undefined })), [], 'HEAD: status and headers only')
 })
@@ -38,8 +40,10 @@ t.test('bodies, statuses, media types and headers that break the document are pr
   t.same(contract.check(observed({ body: JSON.stringify([{ ...price, valid_from: '15-10-2026' }]) })), ['body /0/valid_from must match format "date"'])
   t.same(contract.check(observed({ status: 418 })), ['status 418 is not documented (documented: 200, 304, 422, 429, 500)'])
   t.same(contract.check(observed({ route: '/v1/health', status: 422, body: '{"detail":"x"}' })), ['status 422 is not documented (documented: 200, 500)'])
-  t.same(contract.check(observed({ headers: { 'content-type': 'text/plain', 'cache-control': PUBLIC } })), ['content-type text/plain is not documented (documented: application/json, text/csv)'])
-  t.same(contract.check(observed({ headers: { 'content-type': 'text/csv', 'cache-control': PUBLIC }, body: 'from,to\r\n' })), ['body must match pattern "^From,To,Town,Super \\(PMS\\),Diesel \\(AGO\\),Kerosene \\(IK\\)\\r\\n"'])
+  t.same(contract.check(observed({ headers: { 'content-type': 'text/plain', 'cache-control': PUBLIC } })), ['content-type text/plain is not documented (documented: application/json)'])
+  t.same(contract.check(observed({ headers: { 'content-type': 'text/csv', 'cache-control': PUBLIC }, body: 'From,To,Town,Super (PMS),Diesel (AGO),Kerosene (IK)\r\n' })),
+    ['content-type text/csv is not documented (documented: application/json)'], 'D43: /v1/prices itself documents JSON only')
+  t.same(contract.check(observed({ route: '/v1/prices.csv', headers: { 'content-type': 'text/csv', 'cache-control': PUBLIC }, body: 'from,to\r\n' })), ['body must match pattern "^From,To,Town,Super \\(PMS\\),Diesel \\(AGO\\),Kerosene \\(IK\\)\\r\\n"'])
   t.same(contract.check(observed({ body: '[{' })), ['body is not JSON: "[{"'])
   t.same(contract.check(observed({ status: 304, headers: { 'cache-control': PUBLIC }, body: '[]' })), ['a body was sent but status 304 documents none'])
   t.same(contract.check(observed({ headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store' } })), ['header cache-control: "no-store" must be equal to constant'], 'D17 is part of the contract')

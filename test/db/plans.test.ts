@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
 import t from 'tap'
-import { PricesRepository, rowsOf, type PriceFilter } from '../../src/db/prices.js'
+import { rowsOf } from '../../src/db/client.js'
+import { PricesRepository, type PriceFilter } from '../../src/db/prices.js'
 import { resetData, testDatabase } from '../helper.js'
 
 /**
@@ -64,7 +65,7 @@ function inline (text: string, params: readonly unknown[]): string {
   })
 }
 
-const repo = new PricesRepository(database.db)
+const repo = new PricesRepository(database)
 const filters: Array<[string, PriceFilter]> = [
   ['no filter', { limit: 100, offset: 0 }],
   ['town filter', { town: 'town 042', limit: 100, offset: 0 }],

@@ -5,6 +5,7 @@ import t from 'tap'
 import { parse } from 'yaml'
 import { dumpDom, screenshot } from '../browser/chromium.js'
 import { build } from '../helper.js'
+import { needs } from '../services.js'
 
 /**
  * /docs in a real browser: headless Chromium runs Swagger UI's scripts against a listening
@@ -19,7 +20,7 @@ const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
   Object.entries(item).map(([method, op]) => ({ method, path, id: op.operationId })))
 const SCREENSHOT = fileURLToPath(new URL('../../.tap/screenshots/docs.png', import.meta.url))
 
-t.test('Swagger UI renders every operation of openapi.yaml', async (t) => {
+t.test('Swagger UI renders every operation of openapi.yaml', await needs('chromium'), async (t) => {
   const app = await build(t)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo

@@ -1,7 +1,8 @@
 import t from 'tap'
 import { normalizeTown } from '../../src/domain/town.js'
 import { parseCycleCsv } from '../../src/ingest/csv.js'
-import { loadSampleTowns, SAMPLE_HEADER, sampleCycles } from '../../src/ingest/sample.js'
+import { CSV_HEADER as SAMPLE_HEADER } from '../../src/domain/price-csv.js'
+import { loadSampleTowns, sampleCycles } from '../../scripts/sample/generate.js'
 
 const towns = loadSampleTowns()
 

@@ -5,7 +5,8 @@ import { promisify } from 'node:util'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { runIngestCli, ingestUrl, type CliIo } from '../../scripts/ingest.js'
-import { SEED_CYCLES, seedSampleData, todayInKenya } from '../../scripts/seed.js'
+import { SEED_CYCLES, seedSampleData } from '../../scripts/seed.js'
+import { todayInKenya } from '../../src/domain/cycle.js'
 import { build, resetData, testDatabase } from '../helper.js'
 import { HEADER, TOKEN, csv, rowCount } from '../fixtures/ingest.js'
 
@@ -55,7 +56,7 @@ t.test('[ingest script] posts the file, prints the outcome, exit status says how
   }
   const jan = join(dir, 'jan.csv')
 
-  const dry = await cli([jan, '--url', url, '--token', TOKEN, '--dry-run'])
+  const dry = await cli([jan, '--url', url, '--token', TOKEN, '--dry-run', '--json'])
   t.equal(dry.code, 0)
   t.match(JSON.parse(dry.out), { status: 'dry_run', records_processed: 2, inserted: 2 })
   t.equal(await rowCount(), 0)
@@ -72,6 +73,24 @@ t.test('[ingest script] posts the file, prints the outcome, exit status says how
 
   const bad = await cli([join(dir, 'bad.csv'), '--url', url, '--token', TOKEN])
   t.strictSame(bad, { code: 1, out: '', err: 'ingest failed: HTTP 400: Invalid price value: abc' })
+
+  // [D40] a dry run prints each cycle's comparison and warnings as an admin reads them.
+  const feb = join(dir, 'feb.csv')
+  writeFileSync(feb, csv(HEADER, '15-02-2026,14-03-2026,Nairobi,250.00,170.00,160.25', '15-02-2026,14-03-2026,Kisumu,181.00,171.00,161.00'))
+  const review = await cli([feb, '--url', url, '--token', TOKEN, '--dry-run'])
+  t.equal(review.code, 0, review.err)
+  t.equal(review.out, [
+    'dry run, nothing written: 2 rows (2 new, 0 changed, 0 unchanged)',
+    '',
+    'cycle 2026-02-15 to 2026-03-14 (compared with the cycle from 2026-01-15)',
+    '  new towns: Kisumu',
+    '  missing towns: Mombasa',
+    '  warnings: 3',
+    '    Super (PMS) for Nairobi on line 2 moves 38.5% from 180.50 to 250.00 (cycle 2026-01-15).',
+    '    Super (PMS) for Nairobi on line 2 is 250.00, more than 15.0% outside the cycle\'s other towns (181.00 to 181.00).',
+    '    Super (PMS) for Kisumu on line 3 is 181.00, more than 15.0% outside the cycle\'s other towns (250.00 to 250.00).'
+  ].join('\n'))
+  t.equal(await rowCount(), 2, 'nothing written')
 
   t.equal((await cli([])).code, 2)
   t.equal((await cli([jan, 'extra'])).code, 2)

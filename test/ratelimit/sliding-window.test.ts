@@ -3,15 +3,12 @@ import net from 'node:net'
 import { once } from 'node:events'
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import {
-  DEFAULT_MAX_KEYS,
-  MemorySlidingWindowStore,
-  RedisSlidingWindowStore,
-  type SlidingWindowStore
-} from '../../src/ratelimit/sliding-window.js'
+import { DEFAULT_MAX_KEYS, MemorySlidingWindowStore } from '../../src/ratelimit/memory-store.js'
+import { RedisSlidingWindowStore } from '../../src/ratelimit/redis-store.js'
+import type { SlidingWindowStore } from '../../src/ratelimit/sliding-window.js'
 import { createRedisClient } from '../../src/ratelimit/redis-client.js'
+import { TEST_REDIS_URL, needs } from '../services.js'
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 const T0 = 1_700_000_000_000
 /** One prefix per run, so parallel runs never share keys; everything under it is deleted at the end. */
 const RUN_PREFIX = `test:ratelimit:${process.pid}:${randomBytes(4).toString('hex')}:`
@@ -166,8 +163,8 @@ t.test('MemorySlidingWindowStore', async (t) => {
   })
 })
 
-t.test('RedisSlidingWindowStore', async (t) => {
-  const admin = createRedisClient(REDIS_URL)
+t.test('RedisSlidingWindowStore', await needs('redis'), async (t) => {
+  const admin = createRedisClient(TEST_REDIS_URL)
   await ready(admin)
   t.teardown(async () => {
     await deleteKeys(admin, RUN_PREFIX)
@@ -175,7 +172,7 @@ t.test('RedisSlidingWindowStore', async (t) => {
   })
   let storeCount = 0
   const makeRedisStore = async (t: Tap, options: { now?: () => number, prefix?: string } = {}) => {
-    const redis = createRedisClient(REDIS_URL)
+    const redis = createRedisClient(TEST_REDIS_URL)
     await ready(redis)
     const store = new RedisSlidingWindowStore({ redis, prefix: options.prefix ?? `${RUN_PREFIX}${++storeCount}:`, now: options.now })
     t.teardown(() => store.close())
@@ -237,7 +234,7 @@ t.test('RedisSlidingWindowStore', async (t) => {
   })
 
   t.test('recovers by itself when Redis comes back, and fails open while Redis hangs', async (t) => {
-    const proxy = await startProxy(REDIS_URL)
+    const proxy = await startProxy(TEST_REDIS_URL)
     t.teardown(() => proxy.close())
     await proxy.stop() // Redis "down": the port refuses connections
     const errors: unknown[] = []

@@ -13,7 +13,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url))
 
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? ''
-export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+export { TEST_REDIS_URL } from '../services.js'
 
 export async function freePort (): Promise<number> {
   return await new Promise((resolve, reject) => {

@@ -1,6 +1,6 @@
 import t from 'tap'
 import postgres from 'postgres'
-import { sampleCycles, loadSampleTowns } from '../../src/ingest/sample.js'
+import { sampleCycles, loadSampleTowns } from '../../scripts/sample/generate.js'
 import { ADMIN_URL, createDatabase, csvForm, sleep, startService } from './_harness.js'
 
 /** Issue "Scale-out" item 3: SIGKILL mid-ingest leaves the table as it was; SIGTERM finishes it. */

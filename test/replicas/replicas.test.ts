@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto'
 import t from 'tap'
-import { ADMIN_URL, REDIS_URL, createDatabase, csvForm, startService } from './_harness.js'
+import { ADMIN_URL, TEST_REDIS_URL, createDatabase, csvForm, startService } from './_harness.js'
+import { needs } from '../services.js'
 
 /**
  * Issue "Scale-out": two service processes on two ports, one PostgreSQL database, one Redis.
@@ -18,7 +19,7 @@ const cycle = (superPetrol: string): string => [
 
 const database = await createDatabase()
 t.teardown(database.drop)
-const env = { DATABASE_URL: database.url, REDIS_URL, INGEST_TOKEN: TOKEN, TRUST_PROXY: 'true' }
+const env = { DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, INGEST_TOKEN: TOKEN, TRUST_PROXY: 'true' }
 const [a, b] = await Promise.all([startService(env), startService(env)])
 t.teardown(async () => { await Promise.all([a.stop(), b.stop()]) })
 
@@ -39,7 +40,36 @@ t.test('[D26] an ingest on A is visible in B\'s latest on the very next request'
   t.same(await latestSuper(a.url), [185.25, 185.25])
 })
 
-t.test('[D22] 60 requests spread over A and B from one address: the 61st is 429 on either', async (t) => {
+t.test('[D26] an ingest on A changes B\'s cached /v1/towns and /v1/prices pages at its next request', async (t) => {
+  const towns = async (url: string): Promise<string[]> => await (await fetch(`${url}/v1/towns`)).json() as string[]
+  const page = async (url: string): Promise<number[]> =>
+    ((await (await fetch(`${url}/v1/prices?limit=10`)).json()) as Array<{ super_petrol: number }>).map((p) => p.super_petrol)
+  t.equal((await ingest(a.url, cycle('181.00'))).status, 201)
+  t.same(await towns(b.url), ['Mombasa', 'Nairobi'])
+  t.same(await page(b.url), [181, 181])
+  t.same(await page(b.url), [181, 181], 'served from B\'s cache')
+  t.equal((await ingest(a.url, [cycle('182.50'), '15-10-2026,14-11-2026,Kisumu,183.00,172.00,151.00'].join('\n'))).status, 201)
+  t.same(await towns(b.url), ['Kisumu', 'Mombasa', 'Nairobi'])
+  t.same(await page(b.url), [183, 182.5, 182.5])
+})
+
+t.test('[D41] an ingest on A changes B\'s /v1/cycles, changes and feed at its next request', async (t) => {
+  const newest = async (url: string): Promise<string> => ((await (await fetch(`${url}/v1/cycles`)).json()) as Array<{ valid_from: string }>)[0]?.valid_from ?? ''
+  const nairobiChange = async (url: string): Promise<unknown> =>
+    ((await (await fetch(`${url}/v1/prices/changes?town=Nairobi`)).json()) as Array<{ super_petrol: unknown }>)[0]?.super_petrol
+  const feedHas = async (url: string, validFrom: string): Promise<boolean> =>
+    (await (await fetch(`${url}/v1/cycles/feed.atom`)).text()).includes(`<id>tag:fuelkenya.com,2026:cycles/${validFrom}</id>`)
+  t.equal(await newest(b.url), '2026-10-15')
+  t.equal(await feedHas(b.url, '2026-11-15'), false)
+  await nairobiChange(b.url) // cached on B now
+  const november = [HEADER, '15-11-2026,14-12-2026,Nairobi,190.00,171.00,150.50'].join('\n')
+  t.equal((await ingest(a.url, november)).status, 201)
+  t.equal(await newest(b.url), '2026-11-15')
+  t.strictSame(await nairobiChange(b.url), { price: 190, previous: 182.5, change: 7.5 })
+  t.equal(await feedHas(b.url, '2026-11-15'), true)
+})
+
+t.test('[D22] 60 requests spread over A and B from one address: the 61st is 429 on either', await needs('redis'), async (t) => {
   // A random address, so that runs sharing this Redis never share an allowance.
   const ip = `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`
   const headers = { 'x-forwarded-for': `${ip}, 127.0.0.1` }

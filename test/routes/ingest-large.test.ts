@@ -1,6 +1,6 @@
 import t from 'tap'
 import { sql } from 'drizzle-orm'
-import { rowsOf } from '../../src/db/prices.js'
+import { rowsOf } from '../../src/db/client.js'
 import { build, resetData, testDatabase } from '../helper.js'
 import { HEADER, TOKEN, storedRows, upload, withoutTimestamp } from '../fixtures/ingest.js'
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { build, resetData } from '../helper.js'
 import { HEADER, TOKEN, csv, rowCount, storedRows, upload, withoutTimestamp, type StoredRow } from '../fixtures/ingest.js'
-import { loadSampleTowns } from '../../src/ingest/sample.js'
+import { loadSampleTowns } from '../../scripts/sample/generate.js'
 
 /** Spec 4.5 rule 6 (upsert by (town, valid_from)), D14, D15, the dry run, and the cache. */
 
@@ -52,8 +52,8 @@ t.test('[spec 4.5 r6] updating one price keeps its id and changes the value; a n
 t.test('[dry run] 200 with the counts an ingest would give, cycles newest first, nothing written', async (t) => {
   const a = await app(t)
   let clears = 0
-  const clear = a.latestCache.clear.bind(a.latestCache)
-  a.latestCache.clear = () => { clears++; clear() }
+  const clear = a.readCache.clear.bind(a.readCache)
+  a.readCache.clear = () => { clears++; clear() }
   await upload(a, csv(HEADER, `${JAN},Nairobi,180.50,170.00,160.25`, `${JAN},Mombasa,178.00,168.00,158.00`, `${JAN},Kisumu,182.00,172.00,162.00`))
   // The route clears the cache; on PostgreSQL the ingest's own D26 notification clears it once
   // more when it comes back. Let that land before watching the dry run.
@@ -84,9 +84,10 @@ t.test('[dry run] 200 with the counts an ingest would give, cycles newest first,
     updated: 1,
     unchanged: 2,
     cycles: [
-      { valid_from: '2026-02-15', valid_to: '2026-03-14' },
-      { valid_from: '2026-01-15', valid_to: '2026-02-14' },
-      { valid_from: '2025-12-15', valid_to: '2026-01-14' }
+      // [D40] each compared with the cycle before it as it would stand after the upload
+      { valid_from: '2026-02-15', valid_to: '2026-03-14', previous_valid_from: '2026-01-15', new_towns: [], missing_towns: ['Eldoret', 'Kisumu', 'Mombasa'], warnings: [] },
+      { valid_from: '2026-01-15', valid_to: '2026-02-14', previous_valid_from: '2025-12-15', new_towns: ['Eldoret', 'Kisumu', 'Mombasa'], missing_towns: [], warnings: [] },
+      { valid_from: '2025-12-15', valid_to: '2026-01-14', previous_valid_from: null, new_towns: [], missing_towns: [], warnings: [] }
     ]
   })
   t.strictSame(await storedRows(), before, 'nothing written')
@@ -111,7 +112,7 @@ t.test('[spec 4.2 r6] GET /v1/prices/latest shows an ingest on the very next cal
   const latest = async () => (await a.inject({ method: 'GET', url: '/v1/prices/latest?town=nairobi' })).json()
   t.strictSame(await latest(), [{ id: 1, town: 'Nairobi', super_petrol: 180.5, diesel: 170, kerosene: 160.25, valid_from: '2026-01-15', valid_to: '2026-02-14' }])
   t.strictSame(await latest(), [{ id: 1, town: 'Nairobi', super_petrol: 180.5, diesel: 170, kerosene: 160.25, valid_from: '2026-01-15', valid_to: '2026-02-14' }])
-  t.ok(a.latestCache.filled, 'served from the cache now')
+  t.ok(a.readCache.filled, 'served from the cache now')
 
   t.equal((await upload(a, csv(HEADER, `${JAN},Nairobi,199.99,170.00,160.25`))).statusCode, 201)
   t.strictSame(await latest(), [{ id: 1, town: 'Nairobi', super_petrol: 199.99, diesel: 170, kerosene: 160.25, valid_from: '2026-01-15', valid_to: '2026-02-14' }])

@@ -55,8 +55,8 @@ t.test('latest cycle', async (t) => {
       t.equal(res.statusCode, 200)
     }
     t.equal(database.statements(), before, 'no statement reached the driver')
-    t.equal(app.latestCache.hits, 4)
-    t.equal(app.latestCache.misses, 1)
+    t.equal(app.readCache.hits, 4)
+    t.equal(app.readCache.misses, 1)
   })
 
   t.test('[spec 4.2 r6] clearing the cache makes the next request read the database again', async (t) => {
@@ -65,7 +65,7 @@ t.test('latest cycle', async (t) => {
     await app.inject('/v1/prices/latest')
     await insertPrices([{ town: 'Kapsabet', superPetrol: '199.99', diesel: '188.00', kerosene: '170.10', validFrom: '2026-11-15' }])
     t.same((await app.inject('/v1/prices/latest')).json(), LATEST, 'still the cached cycle')
-    app.latestCache.clear()
+    app.readCache.clear()
     const before = database.statements()
     t.same((await app.inject('/v1/prices/latest')).json(), [
       { id: 16, town: 'Kapsabet', super_petrol: 199.99, diesel: 188, kerosene: 170.1, valid_from: '2026-11-15', valid_to: '2026-12-14' }
@@ -87,7 +87,7 @@ t.test('latest cycle', async (t) => {
     // The whole cycle of five towns is below the 1 KiB threshold; a realistic one is not.
     const towns = Array.from({ length: 40 }, (_, i) => `Town ${String(i).padStart(2, '0')}`)
     await insertPrices(towns.map((town) => ({ town, superPetrol: '190.00', diesel: '180.00', kerosene: '160.00', validFrom: '2026-12-15' })))
-    app.latestCache.clear()
+    app.readCache.clear()
     const identity = await app.inject('/v1/prices/latest')
     t.equal(identity.headers.vary, 'Origin, Accept-Encoding')
     t.equal(identity.headers['content-encoding'], undefined)

@@ -1,5 +1,6 @@
 import t from 'tap'
-import { build } from '../helper.js'
+import { build, testDatabase } from '../helper.js'
+import { csv, HEADER, TOKEN, upload } from '../fixtures/ingest.js'
 import { STORED, inD2Order, seedFixture, type ApiPrice } from './_fixtures.js'
 
 t.before(seedFixture)
@@ -100,4 +101,31 @@ t.test('[D17] 200 carries the public Cache-Control; [D18] ETag and 304', async (
   t.equal(again.headers['cache-control'], 'public, max-age=86400, s-maxage=604800')
   const other = await get('/v1/prices?town=nairobi', { 'if-none-match': '"something-else"' })
   t.equal(other.statusCode, 200)
+})
+
+t.test('[spec 4.2 r6, widened] a repeated page is served with zero database statements; equivalent queries share it', async (t) => {
+  const database = await testDatabase()
+  const app = await build(t)
+  const first = await app.inject('/v1/prices?town=Nairobi&limit=2')
+  t.strictSame(first.json(), inD2Order(STORED.filter((r) => r.town === 'Nairobi')).slice(0, 2))
+  const before = database.statements()
+  // Another case and spacing of the town, and the defaults spelled out or left empty (D21).
+  for (const url of ['/v1/prices?town=Nairobi&limit=2', '/v1/prices?town=%20NAIROBI%20&limit=2&offset=0', '/v1/prices?town=nairobi&limit=2&offset=&start_date=']) {
+    const res = await app.inject(url)
+    t.equal(res.body, first.body, url)
+    t.equal(res.headers.etag, first.headers.etag)
+  }
+  t.equal(database.statements(), before, 'no statement reached the driver')
+  t.equal(app.readCache.bodyHits, 3)
+  t.equal(app.readCache.bodyMisses, 1)
+  t.equal(app.readCache.bytes, first.body.length + 'prices:nairobi:::2:0'.length)
+})
+
+t.test('[spec 4.2 r6, widened] an ingest clears every cached page: the next request reads the new data', async (t) => {
+  const app = await build(t, { config: { ingestToken: TOKEN } })
+  const page = async (): Promise<ApiPrice[]> => (await app.inject('/v1/prices?town=Nairobi&limit=1')).json()
+  t.equal((await page())[0]?.super_petrol, inD2Order(STORED.filter((r) => r.town === 'Nairobi'))[0]?.super_petrol)
+  t.equal((await upload(app, csv(HEADER, '15-10-2026,14-11-2026,Nairobi,199.99,170.00,150.00'))).statusCode, 201)
+  t.equal((await page())[0]?.super_petrol, 199.99)
+  await seedFixture()
 })

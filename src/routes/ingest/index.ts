@@ -1,193 +1,103 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
-import { finished } from 'node:stream/promises'
-import multipart from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
 import type { Config } from '../../config.js'
-import { HttpError } from '../../domain/errors.js'
-import { IngestCsvQuery, IngestCsvResponses } from '../../generated/openapi.js'
+import type { IngestOutcome } from '../../db/ingest.js'
+import { operations, type DryRunResponse } from '../../generated/openapi.js'
+import { bearerAuth } from '../../http/bearer-auth.js'
+import { acceptUploads, readCsvUpload } from '../../http/multipart-upload.js'
 import { decodeCsv, parseCycleCsv } from '../../ingest/csv.js'
-import { ingestRows, type IngestOutcome } from '../../ingest/store.js'
 
-export interface IngestRoutesOptions {
-  config: Pick<Config, 'ingestToken' | 'maxUploadBytes'>
+interface IngestRoutesOptions {
+  config: Pick<Config, 'ingestToken' | 'maxUploadBytes' | 'ingestWarnShare'>
 }
 
-export const INVALID_TOKEN = 'Invalid authorization token for ingestion endpoint.'
-export const NOT_CSV = 'Uploaded file must be a CSV file.'
-export const MALFORMED_MULTIPART = 'Malformed multipart/form-data body.'
-export const ONE_FILE_ONLY = 'Upload exactly one file, in the form field "file".'
-export const TOO_MANY_PARTS = 'Multipart body has too many parts.'
+const INVALID_TOKEN = 'Invalid authorization token for ingestion endpoint.'
 
-/** Spec 4.5: the accepted media types, compared without parameters, case-insensitively (D12). */
-const CSV_MEDIA_TYPES = new Set(['text/csv', 'application/vnd.ms-excel', 'application/octet-stream'])
+/** D26: the longest an ingest waits to hear its own notification back before answering. */
+const NOTIFY_WAIT_MS = 2000
 
-/** D11: the FastAPI/pydantic-v1 answer for a missing `file` form field. */
-const fileMissing = (): HttpError => new HttpError(422, [{ loc: ['body', 'file'], msg: 'field required', type: 'value_error.missing' }])
+/** D43: `?dry_run=true` is deprecated since 2026-11-22 (RFC 9745: a Unix time). */
+const DRY_RUN_DEPRECATED = '@1795305600'
 
-/**
- * D12: `Uploaded file exceeds the 10 MiB limit.`, the figure following MAX_UPLOAD_BYTES. When
- * the rest of the body is left unread the connection is closed after the answer, as Fastify does
- * for its own body limit, instead of reading what the client still sends.
- */
-const tooLarge = (maxBytes: number, unread = false): HttpError =>
-  new HttpError(413, `Uploaded file exceeds the ${formatByteSize(maxBytes)} limit.`, unread ? { connection: 'close' } : {})
-
-/**
- * What a multipart body may hold besides the file within the limits below (16 fields of 16 KiB,
- * part headers, boundaries). A Content-Length above maxBytes + this cannot be a valid upload, so
- * it is refused before a byte is read.
- */
-const MULTIPART_ALLOWANCE_BYTES = 1024 * 1024
-
-/** A byte count as people say it: whole MiB or KiB when it is one ("10 MiB"), else bytes. */
-export function formatByteSize (bytes: number): string {
-  const MiB = 1024 * 1024
-  if (bytes >= MiB && bytes % MiB === 0) return `${bytes / MiB} MiB`
-  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`
-  return bytes === 1 ? '1 byte' : `${bytes} bytes`
-}
-
-const sha256 = (value: string): Buffer => createHash('sha256').update(value).digest()
-
-/** operationId: ingestCsv (spec 4.5). */
+/** Spec 4.5: POST /v1/ingest/csv, and its dry run (D40). */
 const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { config }) => {
-  const maxBytes = config.maxUploadBytes
+  // D13: checked before any byte of the body is read; INGEST_TOKEN unset means open (spec 5
+  // rule 4, the app warns at start). The unread body is discarded, within bounds, so the client
+  // can read the 401 (D29).
+  app.addHook('onRequest', bearerAuth({ token: config.ingestToken, detail: INVALID_TOKEN }))
+  await acceptUploads(app, config.maxUploadBytes)
 
-  // D13: the token is checked in onRequest, before any byte of the body is read. Comparing
-  // SHA-256 digests keeps the comparison constant-time whatever the lengths.
-  const expected = config.ingestToken === undefined ? undefined : sha256(config.ingestToken)
-  app.addHook('onRequest', async (request) => {
-    if (expected === undefined) return // spec 5 rule 4: unset means open (app.ts warns at start)
-    const match = /^bearer[ \t]+(.*)$/i.exec(request.headers.authorization ?? '')
-    const given = sha256(match?.[1]?.trim() ?? '')
-    if (match === null || !timingSafeEqual(given, expected)) {
-      // Closing the connection after the answer means the unread body is never read either.
-      throw new HttpError(401, INVALID_TOKEN, { 'www-authenticate': 'Bearer', connection: 'close' })
-    }
-  })
-
-  // Only multipart/form-data reaches the multipart reader; every other body (JSON, text, none)
-  // is drained by the catch-all below so the handler can answer D11's 422 instead of Fastify's
-  // 415. Scoped to this plugin: the rest of the app keeps its parsers.
-  app.removeAllContentTypeParsers()
-  await app.register(multipart, {
-    limits: {
-      fileSize: maxBytes, // D12: busboy stops buffering here and the upload is refused, never cut
-      files: 1,
-      fields: 16,
-      parts: 32,
-      fieldSize: 16 * 1024,
-      fieldNameSize: 100,
-      headerPairs: 32
-    }
-  })
-  app.addContentTypeParser('*', (request, payload, done) => {
-    if (Number(request.headers['content-length']) > maxBytes) {
-      done(tooLarge(maxBytes, true))
-      return
-    }
-    // Discard as it arrives (constant memory); a body above the upload limit stops here (D12).
-    let seen = 0
-    const onData = (chunk: Buffer): void => {
-      seen += chunk.length
-      if (seen > maxBytes) {
-        payload.removeListener('data', onData)
-        payload.removeListener('end', onEnd)
-        payload.pause()
-        done(tooLarge(maxBytes, true))
-      }
-    }
-    const onEnd = (): void => { done(null, undefined) }
-    payload.on('data', onData)
-    payload.once('end', onEnd)
-    payload.once('error', (err) => { payload.removeListener('end', onEnd); done(err) })
-  })
-
-  app.post('/v1/ingest/csv', {
-    schema: { querystring: IngestCsvQuery, response: IngestCsvResponses },
-    config: { publicCache: true } // D17: the 201 is cacheable like the read routes
-  }, async (request, reply) => {
-    const bytes = await readCsvUpload(request, maxBytes)
-    const rows = parseCycleCsv(decodeCsv(bytes)) // spec 4.5 / D4–D10: every 400
-    if (request.query.dry_run === true) {
-      const outcome = await ingestRows(app.database, rows, { dryRun: true })
-      request.log.info({ dryRun: true, ...logFields(outcome) }, 'csv ingest dry run')
-      // A dry run describes one moment of the table: nothing for a cache to keep.
-      void reply.header('cache-control', 'no-store')
-      return {
-        status: 'dry_run' as const,
-        records_processed: outcome.recordsProcessed,
-        inserted: outcome.inserted,
-        updated: outcome.updated,
-        unchanged: outcome.unchanged,
-        cycles: outcome.cycles.map((c) => ({ valid_from: c.validFrom, valid_to: c.validTo }))
-      }
-    }
-    const outcome = await ingestRows(app.database, rows)
-    request.log.info(logFields(outcome), 'csv ingested')
-    // Spec 4.2 rule 6: only after COMMIT, so the next read cannot refill the cache from the
-    // state before this ingest. (Other replicas hear the ingest's NOTIFY, D26.)
-    app.latestCache.clear()
-    app.metrics.ingests.inc()
-    app.metrics.rowsIngested.inc(outcome.recordsProcessed)
-    void reply.code(201)
+  /** The file's validated rows (spec 4.5, D4–D10: every 400) and what an upload would do. */
+  const dryRun = async (request: FastifyRequest): Promise<DryRunResponse> => {
+    const rows = parseCycleCsv(decodeCsv(await readCsvUpload(request, config.maxUploadBytes)))
+    const outcome = await app.prices.ingest(rows, { dryRun: true })
+    const review = await app.prices.review(rows, config.ingestWarnShare)
+    request.log.info({ dryRun: true, ...logFields(outcome) }, 'csv ingest dry run')
     return {
-      status: 'success' as const,
-      records_processed: outcome.recordsProcessed, // D15
-      timestamp: utcTimestamp(new Date()), // D16
+      status: 'dry_run',
+      records_processed: outcome.recordsProcessed,
       inserted: outcome.inserted,
       updated: outcome.updated,
-      unchanged: outcome.unchanged
+      unchanged: outcome.unchanged,
+      cycles: review.map((c) => ({
+        valid_from: c.validFrom,
+        valid_to: c.validTo,
+        previous_valid_from: c.previousValidFrom,
+        new_towns: c.newTowns,
+        missing_towns: c.missingTowns,
+        warnings: c.warnings
+      }))
+    }
+  }
+
+  app.route({
+    ...operations.dryRunIngestCsv,
+    handler: async (request, reply) => {
+      // A dry run describes one moment of the table: nothing for a cache to keep.
+      void reply.header('cache-control', 'no-store')
+      return await dryRun(request)
     }
   })
-}
 
-/**
- * The bytes of the `file` part. Other parts, and a refused file, are read and discarded rather
- * than left on the connection; the limits keep that bounded.
- */
-async function readCsvUpload (request: FastifyRequest, maxBytes: number): Promise<Buffer> {
-  if (!request.isMultipart()) throw fileMissing() // D11
-  if (Number(request.headers['content-length']) > maxBytes + MULTIPART_ALLOWANCE_BYTES) throw tooLarge(maxBytes, true)
-  let upload: Buffer | undefined
-  let notCsv = false
-  try {
-    for await (const part of request.parts()) {
-      if (part.type !== 'file') continue
-      if (part.fieldname !== 'file') {
-        part.file.resume()
-        await finished(part.file)
-      } else if (!CSV_MEDIA_TYPES.has(mediaType(part.mimetype))) {
-        notCsv = true // judged on the part's header; its bytes are discarded
-        part.file.resume()
-        await finished(part.file)
-      } else {
-        upload = await part.toBuffer() // throws on a file above `fileSize` (D12)
+  app.route({
+    ...operations.ingestCsv,
+    config: { publicCache: true }, // D17: the 201 is cacheable like the read routes
+    handler: async (request, reply) => {
+      if (request.query.dry_run) {
+        // D43: the deprecated spelling of the dry run answers as its successor does, and says so.
+        void reply.header('cache-control', 'no-store').header('deprecation', DRY_RUN_DEPRECATED)
+          .header('link', `<${operations.dryRunIngestCsv.url}>; rel="successor-version"`)
+        return await reply.code(200 as never).send(await dryRun(request) as never)
+      }
+      const rows = parseCycleCsv(decodeCsv(await readCsvUpload(request, config.maxUploadBytes))) // spec 4.5 / D4–D10: every 400
+      const notification = app.cacheInvalidation.expect(NOTIFY_WAIT_MS)
+      let outcome
+      try {
+        outcome = await app.prices.ingest(rows, { notifyPayload: notification.payload })
+      } catch (err) {
+        notification.cancel()
+        throw err
+      }
+      request.log.info(logFields(outcome), 'csv ingested')
+      // Spec 4.2 rule 6: only after COMMIT, so the next read cannot refill the cache from the
+      // state before this ingest; and (D26) only once the commit's notification is back, so that
+      // no replica serves the replaced prices after the client has read this 201.
+      app.readCache.clear()
+      await notification.heard
+      app.metrics.ingests.inc()
+      app.metrics.rowsIngested.inc(outcome.recordsProcessed)
+      void reply.code(201)
+      return {
+        status: 'success' as const,
+        records_processed: outcome.recordsProcessed, // D15
+        timestamp: utcTimestamp(new Date()), // D16
+        inserted: outcome.inserted,
+        updated: outcome.updated,
+        unchanged: outcome.unchanged
       }
     }
-  } catch (err) {
-    if (notCsv) throw new HttpError(415, NOT_CSV)
-    throw uploadError(err, maxBytes)
-  }
-  if (notCsv) throw new HttpError(415, NOT_CSV)
-  if (upload === undefined) throw fileMissing() // D11
-  return upload
-}
-
-/** Errors of the multipart reader → exact 4xx answers; a malformed body is never a 500. */
-function uploadError (err: unknown, maxBytes: number): HttpError {
-  if (err instanceof HttpError) return err
-  switch ((err as { code?: unknown } | null)?.code) {
-    case 'FST_REQ_FILE_TOO_LARGE': return tooLarge(maxBytes)
-    case 'FST_FILES_LIMIT': return new HttpError(400, ONE_FILE_ONLY)
-    case 'FST_PARTS_LIMIT':
-    case 'FST_FIELDS_LIMIT': return new HttpError(413, TOO_MANY_PARTS)
-    // Busboy's parse errors are plain Errors ("Unexpected end of multipart data", "Boundary not
-    // found"); @fastify/multipart's others (a `__proto__` field name, a bad JSON field) are as
-    // much a malformed body.
-    default: return new HttpError(400, MALFORMED_MULTIPART)
-  }
+  })
 }
 
 function logFields (outcome: IngestOutcome): Record<string, number | string | undefined> {
@@ -195,14 +105,13 @@ function logFields (outcome: IngestOutcome): Record<string, number | string | un
   return { recordsProcessed, inserted, updated, unchanged, newestCycle: cycles[0]?.validFrom }
 }
 
-/** `Text/CSV; charset=utf-8` → `text/csv` (D12). */
-function mediaType (value: string): string {
-  return (value.split(';')[0] ?? '').trim().toLowerCase()
-}
-
 /** D16: UTC, whole seconds, `YYYY-MM-DDTHH:MM:SSZ`. */
-export function utcTimestamp (date: Date): string {
+function utcTimestamp (date: Date): string {
   return date.toISOString().slice(0, 19) + 'Z'
 }
 
-export default ingest
+export default fp(ingest, {
+  name: 'ingest-routes',
+  dependencies: ['prices-repository', 'read-cache', 'cache-invalidation', 'metrics', 'rate-limit', 'http-caching', 'errors'],
+  encapsulate: true
+})

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { etagMatches, etagOf } from '../http/body.js'
+import { etagMatches, etagOf } from '../../http/body.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -9,7 +9,7 @@ declare module 'fastify' {
   }
 }
 
-export const PUBLIC_CACHE_CONTROL = 'public, max-age=86400, s-maxage=604800'
+const PUBLIC_CACHE_CONTROL = 'public, max-age=86400, s-maxage=604800'
 
 /**
  * D17: `public, max-age=86400, s-maxage=604800` on the 2xx/304 of the public read routes and the

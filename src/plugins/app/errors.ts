@@ -1,8 +1,8 @@
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { HttpError } from '../domain/errors.js'
-import { toValidationItems } from '../http/validation.js'
+import { HttpError } from '../../domain/errors.js'
+import { toValidationItems } from '../../http/validation.js'
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const
 
@@ -32,8 +32,7 @@ async function errors (app: FastifyInstance): Promise<void> {
 
   // Spec 8: every path but health is rate limited, unknown ones included (the limiter hooks only
   // declared routes, so the not-found handler takes its hook explicitly).
-  const notFoundOptions = typeof app.rateLimit === 'function' ? { preHandler: app.rateLimit() } : {}
-  app.setNotFoundHandler(notFoundOptions, (request, reply) => {
+  app.setNotFoundHandler({ preHandler: app.rateLimit() }, (request, reply) => {
     // D19: a known path with another method is 405 with Allow, not 404.
     const url = request.url.split('?')[0] as string
     const allowed = METHODS.filter((method) => app.hasRoute({ url, method }))
@@ -45,4 +44,4 @@ async function errors (app: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(errors, { name: 'errors' })
+export default fp(errors, { name: 'errors', dependencies: ['rate-limit'] })

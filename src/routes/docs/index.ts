@@ -2,15 +2,16 @@ import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import type { FastifyInstance, RouteOptions } from 'fastify'
-import { projectRoot } from '../project-root.js'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import fp from 'fastify-plugin'
+import { operations } from '../../generated/openapi.js'
+import { projectRoot } from '../../project-root.js'
 
-export interface DocsPluginOptions {
-  /** The contract; default `openapi.yaml` at the project root (copied into the container). */
-  path?: string
-}
+/** The contract: `openapi.yaml` at the project root (copied into the container). */
+const OPENAPI_PATH = join(projectRoot(), 'openapi.yaml')
 
-export const OPENAPI_PATH = join(projectRoot(), 'openapi.yaml')
+/** Swagger UI's home; the app exempts it from rate limiting. */
+export const DOCS_PREFIX = '/docs'
 
 /**
  * The contract, served as it is maintained: `GET /v1/openapi.yaml` (the file's own bytes),
@@ -18,24 +19,26 @@ export const OPENAPI_PATH = join(projectRoot(), 'openapi.yaml')
  * is derived from the routes: @fastify/swagger runs in static mode on openapi.yaml.
  *
  * None of it is rate limited. The two /v1 routes say so with `config.rateLimit: false`; the
- * Swagger UI routes are declared by @fastify/swagger-ui, which takes no route config, so
- * `exemptDocsFromRateLimit` marks them (test/docs asserts both).
+ * Swagger UI routes are declared by @fastify/swagger-ui, which takes no route config, so the app
+ * gives the rate-limit plugin DOCS_PREFIX as exempt (test/docs asserts both).
  */
-async function docs (app: FastifyInstance, options: DocsPluginOptions): Promise<void> {
-  const path = options.path ?? OPENAPI_PATH
+const docs: FastifyPluginAsyncTypebox = async (app) => {
+  const path = OPENAPI_PATH
   const yamlText = readFileSync(path, 'utf8')
 
   await app.register(swagger, { mode: 'static', specification: { path, baseDir: dirname(path) } })
   const document = app.swagger() as { servers?: Array<{ url: string }> }
   const json = JSON.stringify(document)
 
-  // operationId: getOpenApiJson
-  app.get('/v1/openapi.json', { config: { rateLimit: false } }, async (_request, reply) => {
-    return await reply.type('application/json; charset=utf-8').send(json)
+  app.route({
+    ...operations.getOpenApiJson,
+    config: { rateLimit: false },
+    handler: async (_request, reply) => await reply.type('application/json; charset=utf-8').send(json as never)
   })
-  // operationId: getOpenApiYaml
-  app.get('/v1/openapi.yaml', { config: { rateLimit: false } }, async (_request, reply) => {
-    return await reply.type('application/yaml; charset=utf-8').send(yamlText)
+  app.route({
+    ...operations.getOpenApiYaml,
+    config: { rateLimit: false },
+    handler: async (_request, reply) => await reply.type('application/yaml; charset=utf-8').send(yamlText)
   })
 
   // "Try it out" may call this server (a relative URL resolves against the page) and the ones
@@ -62,17 +65,4 @@ async function docs (app: FastifyInstance, options: DocsPluginOptions): Promise<
   })
 }
 
-export const DOCS_PREFIX = '/docs'
-
-/**
- * An onRoute hook giving every route under /docs `config.rateLimit: false`. The app adds it
- * before registering the rate limiter, so it runs before the limiter's own onRoute hook, which
- * then leaves those routes alone, wherever this plugin is registered.
- */
-export function exemptDocsFromRateLimit (routeOptions: RouteOptions): void {
-  if (routeOptions.url === DOCS_PREFIX || routeOptions.url.startsWith(DOCS_PREFIX + '/')) {
-    routeOptions.config = { ...routeOptions.config, rateLimit: false }
-  }
-}
-
-export default docs
+export default fp(docs, { name: 'docs-routes', encapsulate: true })

@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { PriceRow } from '../../src/ingest/csv.js'
-import { cyclesOf, ingestRows } from '../../src/ingest/store.js'
+import { cyclesOf, ingestRows } from '../../src/db/ingest.js'
 import { pricesChangedChannel } from '../../src/db/channels.js'
 import { resetData, testDatabase } from '../helper.js'
 import { rowCount, storedRows } from '../fixtures/ingest.js'

@@ -1,15 +1,15 @@
 import fp from 'fastify-plugin'
 import cors from '@fastify/cors'
 import type { FastifyPluginAsync } from 'fastify'
-import { DEFAULT_CORS_ORIGINS } from '../config.js'
+import { DEFAULT_CORS_ORIGINS } from '../../config.js'
 
-export interface CorsPluginOptions {
+interface CorsPluginOptions {
   /** Exact origins, e.g. `https://fuelkenya.com` (D24); normally `config.corsOrigins`. */
   origins?: string[]
 }
 
 /** D22: browsers may only read these response headers of a cross-origin response if listed. */
-export const EXPOSED_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'ETag']
+const EXPOSED_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'ETag']
 
 /**
  * D24 over @fastify/cors. The allow-list is passed as an array of strings, which the plugin

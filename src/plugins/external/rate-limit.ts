@@ -1,28 +1,23 @@
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyBaseLogger, FastifyPluginAsync, FastifyRequest } from 'fastify'
-import type { Config } from '../config.js'
-import { HttpError } from '../domain/errors.js'
-import {
-  DEFAULT_MAX,
-  DEFAULT_WINDOW_MS,
-  MemorySlidingWindowStore,
-  RedisSlidingWindowStore,
-  type HitResult,
-  type SlidingWindowStore
-} from '../ratelimit/sliding-window.js'
+import { HttpError } from '../../domain/errors.js'
+import { MemorySlidingWindowStore } from '../../ratelimit/memory-store.js'
+import { DEFAULT_MAX, DEFAULT_WINDOW_MS, type HitResult, type SlidingWindowStore } from '../../ratelimit/sliding-window.js'
 
-export interface RateLimitPluginOptions {
-  /** The sliding log (D22). The plugin closes it when the app closes. */
-  store: SlidingWindowStore
-  /** What `RateLimit-Limit` announces. Default: the store's own `max` (else 60); must agree with it. */
-  max?: number
-  /** Default: the store's own `windowMs` (else 60,000); must agree with it. */
-  windowMs?: number
+interface RateLimitPluginOptions {
+  /**
+   * The sliding log (D22); the plugin closes it when the app closes. Omitted: Redis when
+   * `redisUrl` is set (shared by all replicas), else this process's memory.
+   */
+  store?: SlidingWindowStore | undefined
+  redisUrl?: string | undefined
+  /** Routes under these prefixes are never limited (the docs: routes a library declares). */
+  exemptPrefixes?: readonly string[]
 }
 
 /** Spec section 7, to the letter. */
-export const RATE_LIMIT_DETAIL = 'Rate limit exceeded. Try again later.'
+const RATE_LIMIT_DETAIL = 'Rate limit exceeded. Try again later.'
 
 /** The shape @fastify/rate-limit gives a custom store's `incr` callback. */
 interface PluginStoreResult { current: number, ttl: number }
@@ -37,7 +32,7 @@ type PluginStoreCallback = (err: Error | null, result?: PluginStoreResult) => vo
  * (`max - remaining`), a rejected one `max + 1`, and `ttl` is the time until the oldest counted
  * request leaves the window (D22), not the plugin's usual fixed-window expiry.
  */
-export function toPluginResult (hit: HitResult, max: number): PluginStoreResult {
+function toPluginResult (hit: HitResult, max: number): PluginStoreResult {
   return {
     current: hit.allowed ? max - hit.remaining : max + 1,
     ttl: hit.resetMs
@@ -51,6 +46,10 @@ export function toPluginResult (hit: HitResult, max: number): PluginStoreResult 
 function storeClass (store: SlidingWindowStore, max: number, windowMs: number) {
   return class SlidingWindowPluginStore {
     incr (key: string, cb: PluginStoreCallback): void {
+      if (store.hitSync !== undefined) {
+        cb(null, toPluginResult(store.hitSync(key), max))
+        return
+      }
       store.hit(key).then((hit) => cb(null, toPluginResult(hit, max)), (err: Error) => cb(err))
     }
 
@@ -88,13 +87,17 @@ function isExempt (request: FastifyRequest): boolean {
  * give its 404 handler `{ preHandler: app.rateLimit() }` to count them too.
  */
 const rateLimitPlugin: FastifyPluginAsync<RateLimitPluginOptions> = async (app, options) => {
-  const { store } = options
-  const max = options.max ?? store.max ?? DEFAULT_MAX
-  const windowMs = options.windowMs ?? store.windowMs ?? DEFAULT_WINDOW_MS
-  // The store decides; the plugin only announces. Disagreeing figures would send headers that lie.
-  if ((store.max !== undefined && store.max !== max) || (store.windowMs !== undefined && store.windowMs !== windowMs)) {
-    throw new Error(`rate-limit: plugin max/windowMs ${max}/${windowMs} differ from the store's ${store.max}/${store.windowMs}`)
-  }
+  const store = options.store ?? await createStore(options.redisUrl, app.log)
+  // The store decides; the plugin only announces what it enforces.
+  const max = store.max ?? DEFAULT_MAX
+  const windowMs = store.windowMs ?? DEFAULT_WINDOW_MS
+  // Added before the library's own onRoute hook, which then leaves these routes alone.
+  const prefixes = options.exemptPrefixes ?? []
+  app.addHook('onRoute', (route) => {
+    if (prefixes.some((prefix) => route.url === prefix || route.url.startsWith(prefix + '/'))) {
+      route.config = { ...route.config, rateLimit: false }
+    }
+  })
 
   await app.register(rateLimit, {
     global: true,
@@ -123,19 +126,19 @@ const rateLimitPlugin: FastifyPluginAsync<RateLimitPluginOptions> = async (app, 
 export default fp(rateLimitPlugin, { name: 'rate-limit', fastify: '5.x' })
 
 /**
- * The store the configuration asks for: Redis when REDIS_URL is set (shared by all replicas),
- * otherwise this process's memory (one allowance per replica). Redis outages are logged once
- * each, at error level, and their end at info level.
+ * Redis when REDIS_URL is set (shared by all replicas), otherwise this process's memory (one
+ * allowance per replica). Redis outages are logged once each, at error level, and their end at
+ * info level.
  */
-export async function createRateLimitStore (
-  config: Pick<Config, 'redisUrl'>,
-  log: Pick<FastifyBaseLogger, 'error' | 'info'>
-): Promise<SlidingWindowStore> {
-  if (config.redisUrl === undefined) return new MemorySlidingWindowStore()
+async function createStore (redisUrl: string | undefined, log: FastifyBaseLogger): Promise<SlidingWindowStore> {
+  if (redisUrl === undefined) return new MemorySlidingWindowStore()
   // ioredis is loaded only when it is used (several MB a memory-store replica never needs).
-  const { createRedisClient } = await import('../ratelimit/redis-client.js')
+  const [{ createRedisClient }, { RedisSlidingWindowStore }] = await Promise.all([
+    import('../../ratelimit/redis-client.js'),
+    import('../../ratelimit/redis-store.js')
+  ])
   return new RedisSlidingWindowStore({
-    redis: createRedisClient(config.redisUrl),
+    redis: createRedisClient(redisUrl),
     prefix: 'fuel:ratelimit:',
     onError: (err) => log.error({ err }, 'rate-limit store: Redis unavailable, allowing requests (fail open) until it returns'),
     onRecover: () => log.info('rate-limit store: Redis available again')

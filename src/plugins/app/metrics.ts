@@ -1,11 +1,10 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
-import { HttpError } from '../domain/errors.js'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { bearerAuth } from '../../http/bearer-auth.js'
 
 /** What the app exposes to its own code: the ingest route counts its commits here. */
-export interface ServiceMetrics {
+interface ServiceMetrics {
   /** This app's registry (not prom-client's global one), so apps in one process never clash. */
   readonly registry: Registry
   /** Committed ingests (the 201s of POST /v1/ingest/csv): `app.metrics.ingests.inc()`. */
@@ -20,13 +19,13 @@ declare module 'fastify' {
   }
 }
 
-export interface MetricsPluginOptions {
+interface MetricsPluginOptions {
   /** METRICS_TOKEN: when set, `/metrics` wants `Authorization: Bearer <token>`. */
   token?: string | undefined
 }
 
-export const METRICS_PATH = '/metrics'
-export const INVALID_METRICS_TOKEN = 'Invalid authorization token for metrics endpoint.'
+const METRICS_PATH = '/metrics'
+const INVALID_METRICS_TOKEN = 'Invalid authorization token for metrics endpoint.'
 
 /** Request latency buckets, seconds: cache hits take well under a millisecond, ingests seconds. */
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -44,8 +43,6 @@ function defaultMetricsRegistry (): Registry {
   }
   return processRegistry
 }
-
-const sha256 = (value: string): Buffer => createHash('sha256').update(value).digest()
 
 /**
  * Prometheus metrics at GET /metrics: requests by route pattern, method and status (a count and
@@ -69,19 +66,21 @@ async function metrics (app: FastifyInstance, options: MetricsPluginOptions): Pr
     registers: [registry]
   })
   // Read from the cache's own tallies at scrape time (the cache is the one source of truth).
-  const cacheTally = (app: FastifyInstance, key: 'hits' | 'misses'): number =>
-    app.hasDecorator('latestCache') ? app.latestCache[key] : 0
-  new Counter({
-    name: 'fuel_latest_cache_hits_total',
-    help: 'GET /v1/prices/latest answers served from the in-memory cache.',
+  const cache = app.readCache
+  const tallies: Array<[name: string, help: string, read: () => number]> = [
+    ['fuel_latest_cache_hits_total', 'GET /v1/prices/latest answers served from the in-memory cache.', () => cache.hits],
+    ['fuel_latest_cache_misses_total', 'GET /v1/prices/latest answers that had to read the database.', () => cache.misses],
+    ['fuel_read_cache_hits_total', 'Other cached reads (/v1/prices pages, /v1/towns) served from memory.', () => cache.bodyHits],
+    ['fuel_read_cache_misses_total', 'Other cached reads that had to read the database.', () => cache.bodyMisses]
+  ]
+  for (const [name, help, read] of tallies) {
+    new Counter({ name, help, registers: [registry], collect () { this.reset(); this.inc(read()) } })
+  }
+  new Gauge({
+    name: 'fuel_read_cache_bytes',
+    help: 'Bytes of the cached bodies besides the latest cycle (bounded by READ_CACHE_MAX_BYTES).',
     registers: [registry],
-    collect () { this.reset(); this.inc(cacheTally(app, 'hits')) }
-  })
-  new Counter({
-    name: 'fuel_latest_cache_misses_total',
-    help: 'GET /v1/prices/latest answers that had to read the database.',
-    registers: [registry],
-    collect () { this.reset(); this.inc(cacheTally(app, 'misses')) }
+    collect () { this.set(cache.bytes) }
   })
   const ingests = new Counter({
     name: 'fuel_ingests_total',
@@ -113,21 +112,13 @@ async function metrics (app: FastifyInstance, options: MetricsPluginOptions): Pr
     done()
   })
 
-  const expected = options.token === undefined ? undefined : sha256(options.token)
   app.get(METRICS_PATH, {
     config: { rateLimit: false },
-    onRequest: async (request) => {
-      if (expected === undefined) return
-      const match = /^bearer[ \t]+(.*)$/i.exec(request.headers.authorization ?? '')
-      // Digests of equal length: a constant-time comparison whatever the token's length.
-      if (match === null || !timingSafeEqual(sha256(match[1]?.trim() ?? ''), expected)) {
-        throw new HttpError(401, INVALID_METRICS_TOKEN, { 'www-authenticate': 'Bearer' })
-      }
-    }
+    onRequest: bearerAuth({ token: options.token, detail: INVALID_METRICS_TOKEN })
   }, async (_request, reply) => {
     const merged = Registry.merge([defaultMetricsRegistry(), registry])
     return await reply.type(merged.contentType).send(await merged.metrics())
   })
 }
 
-export default fp(metrics, { name: 'metrics' })
+export default fp(metrics, { name: 'metrics', dependencies: ['read-cache'] })

@@ -1,13 +1,10 @@
 import { sql } from 'drizzle-orm'
-import { once } from 'node:events'
-import type { Writable } from 'node:stream'
-import { finished } from 'node:stream/promises'
-import type postgres from 'postgres'
 import type { Cycle } from '../domain/cycle.js'
-import type { Database } from '../db/client.js'
-import { rowsOf } from '../db/prices.js'
-import { pricesChangedChannel } from '../db/channels.js'
-import type { PriceRow } from './csv.js'
+import type { PriceRow } from '../ingest/csv.js'
+import { reviewCycles, type CycleReview, type StoredPrice } from '../ingest/plausibility.js'
+import { pricesChangedChannel } from './channels.js'
+import { rowsOf, type Database } from './client.js'
+import { copyRows, transactionClientOf } from './copy.js'
 
 /**
  * Validated CSV rows → fuel_prices (spec 4.5 rule 6, D14, D15), or, for a dry run, what that
@@ -31,16 +28,18 @@ export interface IngestOptions {
   dryRun?: boolean
   /** Rows per statement; each batch travels as ONE bind parameter (D14), so no 65,535 limit. */
   batchSize?: number
+  /** The D26 notification's payload, so the ingesting replica can tell its own when it arrives. */
+  notifyPayload?: string
 }
 
 /** 20,000 rows make ~2.5 MB of JSON: a 100,000-row file is five statements. */
-export const DEFAULT_BATCH_SIZE = 20_000
+const DEFAULT_BATCH_SIZE = 20_000
 
 /** Bound on each statement of an ingest, the wait for the lock included. */
-export const INGEST_STATEMENT_TIMEOUT_MS = 300_000
+const INGEST_STATEMENT_TIMEOUT_MS = 300_000
 
 /** D14: any fixed 64-bit key, distinct from the migration lock's. */
-export const INGEST_LOCK_KEY = 7_305_531_002
+const INGEST_LOCK_KEY = 7_305_531_002
 
 /**
  * Upserts the rows in one transaction (D14: all or none), or counts them for a dry run.
@@ -61,7 +60,7 @@ export async function ingestRows (database: Database, rows: readonly PriceRow[],
   if (options.dryRun === true) {
     // One snapshot for every batch, so the counts describe one state of the table.
     await database.db.transaction(async (tx) => {
-      for (const records of copied ? [] : batches()) {
+      for (const records of batches()) {
         const [counts] = rowsOf<Counts>(await tx.execute(sql`
           SELECT count(*) FILTER (WHERE f.id IS NULL)::int AS inserted,
                  count(*) FILTER (WHERE f.id IS NOT NULL
@@ -80,12 +79,11 @@ export async function ingestRows (database: Database, rows: readonly PriceRow[],
       // timeout; this transaction gets its own bound (SET LOCAL ends with it).
       await tx.execute(sql.raw(`SET LOCAL statement_timeout = ${INGEST_STATEMENT_TIMEOUT_MS}`))
       await tx.execute(sql`SELECT pg_advisory_xact_lock(${INGEST_LOCK_KEY}::bigint)`)
-      const copyClient = database.kind === 'postgres' ? transactionClientOf(tx) : undefined
-      if (copyClient !== undefined && !await anyStored(tx, rows)) {
+      if (database.kind === 'postgres' && !await anyStored(tx, rows)) {
         // A new cycle (the monthly upload) or a backfill into empty cycles: no row of the file
         // can conflict — uniqueness is (town, valid_from), none of these valid_from dates is
         // stored, and the lock keeps other ingests out — so COPY's bulk path writes them all.
-        await copyRows(copyClient, rows)
+        await copyRows(transactionClientOf(tx), rows)
         inserted = rows.length
         copied = true
       }
@@ -111,7 +109,7 @@ export async function ingestRows (database: Database, rows: readonly PriceRow[],
       }
       // D26: every replica listening on PostgreSQL clears its latest-prices cache; a NOTIFY is
       // delivered at COMMIT and dropped on ROLLBACK. (PGlite has one process: the caller clears.)
-      if (database.kind === 'postgres') await tx.execute(sql`SELECT pg_notify(${pricesChangedChannel(database)}, '')`)
+      if (database.kind === 'postgres') await tx.execute(sql`SELECT pg_notify(${pricesChangedChannel(database)}, ${options.notifyPayload ?? ''})`)
     })
   }
 
@@ -155,12 +153,6 @@ export function cyclesOf (rows: readonly PriceRow[]): Cycle[] {
   return [...byFrom].sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0)).map(([validFrom, validTo]) => ({ validFrom, validTo }))
 }
 
-/** Drizzle's postgres.js transaction runs on postgres.js's own transaction client. */
-function transactionClientOf (tx: unknown): postgres.TransactionSql | undefined {
-  const client = (tx as { session?: { client?: unknown } }).session?.client
-  return typeof client === 'function' && 'unsafe' in (client as object) ? client as postgres.TransactionSql : undefined
-}
-
 /** Is any row stored for one of the cycles (valid_from dates) of these rows? One index probe each. */
 async function anyStored (tx: { execute: Database['db']['execute'] }, rows: readonly PriceRow[]): Promise<boolean> {
   const dates = JSON.stringify([...new Set(rows.map((r) => r.validFrom))])
@@ -171,37 +163,20 @@ async function anyStored (tx: { execute: Database['db']['execute'] }, rows: read
   return row?.found === true
 }
 
-/** COPY in PostgreSQL's text format, sent in chunks so no single string holds the whole file. */
-async function copyRows (client: postgres.TransactionSql, rows: readonly PriceRow[]): Promise<void> {
-  const query = client.unsafe('COPY fuel_prices (town, valid_from, valid_to, super_petrol, diesel, kerosene) FROM STDIN') as unknown as CopyQuery
-  // postgres.js resolves the query with the stream as the copy starts; when the server then
-  // refuses the data it rejects that (already settled) query and never ends the stream, so a
-  // failing COPY would hang holding the ingest lock. Its rejection is caught here instead.
-  const failed = new Promise<never>((_resolve, reject) => {
-    const original = query.reject
-    query.reject = (err: unknown) => { reject(err); original(err) }
-  })
-  failed.catch(() => {})
-  const stream = await query.writable()
-  const write = async (): Promise<void> => {
-    const CHUNK = 5000
-    for (let i = 0; i < rows.length;) {
-      let text = ''
-      for (const end = Math.min(i + CHUNK, rows.length); i < end; i++) {
-        const r = rows[i] as PriceRow
-        text += `${copyText(r.town)}\t${r.validFrom}\t${r.validTo}\t${r.superPetrol}\t${r.diesel}\t${r.kerosene}\n`
-      }
-      if (!stream.write(text)) await Promise.race([once(stream, 'drain'), failed])
-    }
-    stream.end()
-    await finished(stream)
-  }
-  await Promise.race([write(), failed])
-}
-
-interface CopyQuery { reject: (err: unknown) => void, writable: () => Promise<Writable> }
-
-/** COPY text format: backslash, tab, newline and carriage return are escaped. */
-function copyText (value: string): string {
-  return value.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'))
+/**
+ * D40: the dry run's review of a file: each of its cycles compared with the cycle before it, from
+ * the stored records of the file's cycles and of the cycle stored before each (one statement).
+ * `share` is the move that earns a price a warning (0.15 = 15 %).
+ */
+export async function reviewRows (database: Database, rows: readonly PriceRow[], share: number): Promise<CycleReview[]> {
+  const dates = JSON.stringify([...new Set(rows.map((r) => r.validFrom))])
+  const stored = rowsOf<StoredPrice>(await database.db.execute(sql`
+    SELECT valid_from::text AS "validFrom", town, super_petrol::text AS "superPetrol", diesel::text AS diesel, kerosene::text AS kerosene
+    FROM fuel_prices
+    WHERE valid_from IN (
+      SELECT d.value::date FROM json_array_elements_text(${dates}::json) AS d
+      UNION
+      SELECT (SELECT max(valid_from) FROM fuel_prices WHERE valid_from < d.value::date) FROM json_array_elements_text(${dates}::json) AS d
+    )`))
+  return reviewCycles(rows, stored, share)
 }

@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { projectRoot } from '../project-root.js'
-import { cycleFrom } from '../domain/cycle.js'
+import { cycleFrom, cycleStartingIn } from '../../src/domain/cycle.js'
+import { CSV_HEADER } from '../../src/domain/price-csv.js'
+import { csvDate, csvField } from '../../src/export/csv.js'
+import { townKey } from '../../src/domain/town.js'
+import { projectRoot } from '../../src/project-root.js'
 
 /**
  * Realistic sample data for seeding and tests: cycles of prices for every town, written as the
@@ -9,15 +12,13 @@ import { cycleFrom } from '../domain/cycle.js'
  * are the same on every machine; always valid under D4–D9.
  */
 
-export interface SampleOptions {
+interface SampleOptions {
   towns: string[]
   /** How many consecutive cycles, the last of them starting at `lastValidFrom`. */
   cycles: number
   /** YYYY-MM-DD, a 15th (D8). */
   lastValidFrom: string
 }
-
-export const SAMPLE_HEADER = 'From,To,Town,Super (PMS),Diesel (AGO),Kerosene (IK)'
 
 const SEED = 0x4b45 // 'KE'
 
@@ -45,14 +46,15 @@ export function sampleCycles ({ towns, cycles, lastValidFrom }: SampleOptions): 
   }
   const [year, month] = lastValidFrom.split('-').map(Number) as [number, number]
   const lastMonth = year * 12 + month - 1
-  const lines = [SAMPLE_HEADER]
+  const lines = [CSV_HEADER]
   for (let m = lastMonth - cycles + 1; m <= lastMonth; m++) {
-    const from = dmy(m, 15)
-    const to = dmy(m + 1, 14) // D8: the 14th of the following month
+    const cycle = cycleStartingIn(m)
+    const from = csvDate(cycle.validFrom)
+    const to = csvDate(cycle.validTo)
     for (const town of towns) {
       const surcharge = Math.round(kmFromMombasa(town) * CENTS_PER_KM)
       const prices = FUELS.map((fuel, i) => money(monthlyBase(fuel, m, i) + surcharge))
-      lines.push([from, to, csvCell(town), ...prices].join(','))
+      lines.push([from, to, csvField(town), ...prices].join(','))
     }
   }
   return lines.join('\n') + '\n'
@@ -71,7 +73,7 @@ function monthlyBase (fuel: typeof FUELS[number], monthIndex: number, fuelIndex:
 }
 
 function kmFromMombasa (town: string): number {
-  const key = town.trim().toLowerCase()
+  const key = townKey(town.trim())
   return KM_FROM_MOMBASA.get(key) ?? 100 + (hash32(SEED, ...[...key].map((c) => c.codePointAt(0) ?? 0)) % 1100)
 }
 
@@ -87,18 +89,7 @@ function hash32 (...values: number[]): number {
   return h >>> 0
 }
 
-function dmy (monthIndex: number, day: number): string {
-  const year = Math.floor(monthIndex / 12)
-  const month = (monthIndex % 12) + 1
-  return `${String(day).padStart(2, '0')}-${String(month).padStart(2, '0')}-${year}`
-}
-
 /** Integer cents → '180.50': no float formatting is involved. */
 function money (cents: number): string {
   return `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`
-}
-
-/** RFC 4180 quoting for a town name that holds a comma, a quote or a line break. */
-function csvCell (value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value
 }

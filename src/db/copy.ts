@@ -1,0 +1,61 @@
+import { once } from 'node:events'
+import type { Writable } from 'node:stream'
+import { finished } from 'node:stream/promises'
+import type postgres from 'postgres'
+import type { PriceRow } from '../ingest/csv.js'
+
+/**
+ * The COPY fast path of an ingest (D14), the one place that relies on driver internals, each
+ * checked where it is used so that an upgrade that changes them fails loudly (test/db/copy.test.ts
+ * runs both against a real server):
+ * - Drizzle's postgres-js transaction keeps postgres.js's own transaction client at
+ *   `tx.session.client` (Drizzle exposes no COPY);
+ * - a postgres.js query has a `reject` callback, called when the server refuses COPY data.
+ */
+
+/** postgres.js's transaction client under a Drizzle postgres-js transaction. */
+export function transactionClientOf (tx: unknown): postgres.TransactionSql {
+  const client = (tx as { session?: { client?: unknown } }).session?.client
+  if (typeof client !== 'function' || !('unsafe' in client)) {
+    throw new Error('drizzle-orm internals changed: a postgres-js transaction has no session.client (COPY needs it)')
+  }
+  return client as postgres.TransactionSql
+}
+
+interface CopyQuery { reject?: unknown, writable: () => Promise<Writable> }
+
+/** COPY in PostgreSQL's text format, sent in chunks so no single string holds the whole file. */
+export async function copyRows (client: postgres.TransactionSql, rows: readonly PriceRow[]): Promise<void> {
+  const query = client.unsafe('COPY fuel_prices (town, valid_from, valid_to, super_petrol, diesel, kerosene) FROM STDIN') as unknown as CopyQuery
+  const original = query.reject
+  if (typeof original !== 'function') {
+    throw new Error('postgres.js internals changed: a query has no reject callback (a refused COPY would hang)')
+  }
+  // postgres.js resolves the query with the stream as the copy starts; when the server then
+  // refuses the data it rejects that (already settled) query and never ends the stream, so a
+  // failing COPY would hang holding the ingest lock. Its rejection is caught here instead.
+  const failed = new Promise<never>((_resolve, reject) => {
+    query.reject = (err: unknown) => { reject(err); (original as (e: unknown) => void)(err) }
+  })
+  failed.catch(() => {})
+  const stream = await query.writable()
+  const write = async (): Promise<void> => {
+    const CHUNK = 5000
+    for (let i = 0; i < rows.length;) {
+      let text = ''
+      for (const end = Math.min(i + CHUNK, rows.length); i < end; i++) {
+        const r = rows[i] as PriceRow
+        text += `${copyText(r.town)}\t${r.validFrom}\t${r.validTo}\t${r.superPetrol}\t${r.diesel}\t${r.kerosene}\n`
+      }
+      if (!stream.write(text)) await Promise.race([once(stream, 'drain'), failed])
+    }
+    stream.end()
+    await finished(stream)
+  }
+  await Promise.race([write(), failed])
+}
+
+/** COPY text format: backslash, tab, newline and carriage return are escaped. */
+function copyText (value: string): string {
+  return value.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'))
+}

@@ -1,0 +1,27 @@
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
+import type { FastifyServerOptions } from 'fastify'
+
+type ClientErrorHandler = NonNullable<FastifyServerOptions['clientErrorHandler']>
+
+/** How long a connection answered here is kept (half-closed) so the client can read the answer. */
+export const CLIENT_ERROR_LINGER_MS = 2000
+
+/**
+ * Errors node:http raises before a request reaches the app: a D32 timeout (408), headers too
+ * large (431), bytes that are not HTTP (400). Answered in the D19 envelope; then the connection
+ * is ended, and destroyed after a short linger (as D29 does, so a client still sending can read
+ * the answer instead of a reset).
+ */
+export const clientErrorHandler: ClientErrorHandler = function (err, socket: Socket) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
+  const body = JSON.stringify({ detail: STATUS_CODES[status] })
+  // As node:http does: never write into a response the app has begun sending.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+  if (socket.writable && inFlight?.headersSent !== true) {
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${body}`)
+  }
+  setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref()
+}

@@ -1,0 +1,49 @@
+import { sql } from 'drizzle-orm'
+import t from 'tap'
+import { copyRows, transactionClientOf } from '../../src/db/copy.js'
+import type { PriceRow } from '../../src/ingest/csv.js'
+import { rowCount } from '../fixtures/ingest.js'
+import { resetData, testDatabase } from '../helper.js'
+
+const row = (town: string, superPetrol = '180.00'): PriceRow => ({
+  line: 2, town, validFrom: '2026-01-15', validTo: '2026-02-14', superPetrol, diesel: '170.00', kerosene: '150.00'
+})
+
+// The COPY fast path relies on two driver internals (src/db/copy.ts). These tests run them on the
+// real drivers, so an upgrade of drizzle-orm or postgres.js that changes them fails here, loudly.
+t.test('[D14] the driver internals behind COPY are where src/db/copy.ts expects them', async (t) => {
+  const database = await testDatabase()
+  await resetData()
+  if (database.kind === 'pglite') {
+    // PGlite ingests by upsert only; its transactions have no postgres.js client to find.
+    await database.db.transaction(async (tx) => {
+      t.throws(() => transactionClientOf(tx), { message: /drizzle-orm internals changed/ })
+    })
+    return
+  }
+  await database.db.transaction(async (tx) => {
+    const client = transactionClientOf(tx)
+    t.type(client.unsafe, 'function', 'tx.session.client is postgres.js\'s transaction client')
+    await copyRows(client, [row('Nairobi'), row('Mombasa')])
+    const [counted] = await client`SELECT count(*)::int AS n FROM fuel_prices`
+    t.equal(counted?.n, 2, 'COPY wrote through the transaction client')
+    tx.rollback()
+  }).catch((err: unknown) => { if ((err as Error).message !== 'Rollback') throw err })
+  t.equal(await rowCount(), 0, 'rolled back with the transaction')
+
+  // A row the table refuses: postgres.js rejects the query through its `reject` callback, which
+  // copyRows hooks, so the COPY fails at once instead of hanging on a stream that never ends.
+  await t.rejects(database.db.transaction(async (tx) => {
+    await copyRows(transactionClientOf(tx), [row('Nairobi'), row('Kisumu', '0.00')])
+  }), /fuel_prices_prices_check/)
+  t.equal(await rowCount(), 0)
+  await database.db.execute(sql`SELECT 1`) // the pool is healthy afterwards
+})
+
+t.test('changed internals are reported, not worked around', async (t) => {
+  t.throws(() => transactionClientOf({}), { message: 'drizzle-orm internals changed: a postgres-js transaction has no session.client (COPY needs it)' })
+  const withoutReject = Object.assign(() => {}, { unsafe: () => ({ writable: async () => { throw new Error('not reached') } }) })
+  await t.rejects(copyRows(withoutReject as never, [row('Nairobi')]), {
+    message: 'postgres.js internals changed: a query has no reject callback (a refused COPY would hang)'
+  })
+})

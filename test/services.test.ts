@@ -1,0 +1,44 @@
+import { once } from 'node:events'
+import { createServer, type AddressInfo, type Socket } from 'node:net'
+import t from 'tap'
+import { chromiumUnavailable, needs, redisUnavailable, TEST_REDIS_URL } from './services.js'
+
+/** D34: the probe behind every Redis or Chromium test answers within 2 s, with a reason. */
+
+/** A port on which nothing listens: bound, then released. */
+async function closedPort (): Promise<number> {
+  const server = createServer()
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+t.test('[D34] nothing listening: the reason names the address and the error', async (t) => {
+  const port = await closedPort()
+  t.equal(await redisUnavailable(`redis://127.0.0.1:${port}`), `Redis is not reachable at 127.0.0.1:${port} (ECONNREFUSED)`)
+})
+
+t.test('[D34] a server that accepts but never answers is given up on after the timeout', async (t) => {
+  const sockets: Socket[] = []
+  const silent = createServer((socket) => { sockets.push(socket) })
+  silent.listen(0, '127.0.0.1')
+  await once(silent, 'listening')
+  t.teardown(() => { for (const s of sockets) s.destroy(); silent.close() })
+  const { port } = silent.address() as AddressInfo
+  t.equal(await redisUnavailable(`redis://127.0.0.1:${port}`, 300), `Redis at 127.0.0.1:${port} did not answer PING within 300 ms`)
+})
+
+t.test('[D34] a URL that is not one is a reason too', async (t) => {
+  t.equal(await redisUnavailable('not a url'), 'TEST_REDIS_URL is not a URL: not a url')
+})
+
+t.test('[D34] Chromium: a missing executable is named', async (t) => {
+  t.equal(chromiumUnavailable('/nonexistent/chromium'), 'Chromium not found at /nonexistent/chromium (set CHROMIUM_PATH)')
+  t.equal(chromiumUnavailable(process.execPath), undefined, 'any executable file passes the probe')
+})
+
+t.test('[D34] the real Redis of TEST_REDIS_URL answers PING', await needs('redis'), async (t) => {
+  t.equal(await redisUnavailable(TEST_REDIS_URL), undefined)
+})

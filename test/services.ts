@@ -1,0 +1,108 @@
+import { accessSync, constants } from 'node:fs'
+import net from 'node:net'
+import tls from 'node:tls'
+import t from 'tap'
+
+/**
+ * The outside services a few test files need (Redis, Chromium), found or not within 2 s, so
+ * `npm test` on a machine with only Node skips those tests with a one-line reason instead of
+ * waiting for tap's timeout (D34). Under REQUIRE_SERVICES=1 (.ci/run) a missing service is a
+ * failure of the file, not a skip; the tests that need it are still skipped, so nothing hangs.
+ */
+export const TEST_REDIS_URL = nonEmpty(process.env.TEST_REDIS_URL) ?? 'redis://127.0.0.1:6379'
+export const CHROMIUM_PATH = nonEmpty(process.env.CHROMIUM_PATH) ?? '/usr/bin/chromium'
+export const REQUIRE_SERVICES = process.env.REQUIRE_SERVICES === '1'
+
+const PROBE_TIMEOUT_MS = 2000
+
+export type Service = 'redis' | 'chromium'
+
+/** Why Redis cannot be used (undefined when it answers PING within the timeout). */
+export async function redisUnavailable (url = TEST_REDIS_URL, timeoutMs = PROBE_TIMEOUT_MS): Promise<string | undefined> {
+  let target: URL
+  try {
+    target = new URL(url)
+  } catch {
+    return `TEST_REDIS_URL is not a URL: ${url}`
+  }
+  const host = target.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1'
+  const port = Number(target.port === '' ? 6379 : target.port)
+  const commands: string[][] = []
+  if (target.password !== '') {
+    commands.push(target.username !== '' ? ['AUTH', decodeURIComponent(target.username), decodeURIComponent(target.password)] : ['AUTH', decodeURIComponent(target.password)])
+  }
+  commands.push(['PING'])
+  return await new Promise((resolve) => {
+    const socket = target.protocol === 'rediss:' ? tls.connect({ host, port, servername: host }) : net.connect({ host, port })
+    let answer = ''
+    const finish = (reason: string | undefined): void => {
+      clearTimeout(timer)
+      socket.destroy()
+      resolve(reason)
+    }
+    const timer = setTimeout(() => finish(`Redis at ${host}:${port} did not answer PING within ${timeoutMs} ms`), timeoutMs)
+    socket.once(target.protocol === 'rediss:' ? 'secureConnect' : 'connect', () => {
+      socket.write(commands.map(resp).join(''))
+    })
+    socket.on('data', (chunk: Buffer) => {
+      answer += chunk.toString('latin1')
+      const lines = answer.split('\r\n').slice(0, -1) // complete lines only
+      const error = lines.find((line) => line.startsWith('-'))
+      if (error !== undefined) finish(`Redis at ${host}:${port} refused: ${error.slice(1)}`)
+      else if (lines.includes('+PONG')) finish(undefined)
+    })
+    socket.once('error', (err: NodeJS.ErrnoException) => finish(`Redis is not reachable at ${host}:${port} (${err.code ?? err.message})`))
+  })
+}
+
+/** Why Chromium cannot be used (undefined when the executable is there). */
+export function chromiumUnavailable (path = CHROMIUM_PATH): string | undefined {
+  try {
+    accessSync(path, constants.X_OK)
+    return undefined
+  } catch {
+    return `Chromium not found at ${path} (set CHROMIUM_PATH)`
+  }
+}
+
+const probes = new Map<Service, Promise<string | undefined>>()
+
+/** The reason a service is missing, probed once per test process. */
+export async function unavailable (service: Service): Promise<string | undefined> {
+  let probe = probes.get(service)
+  if (probe === undefined) {
+    probe = service === 'redis' ? redisUnavailable() : Promise.resolve(chromiumUnavailable())
+    probes.set(service, probe)
+  }
+  return await probe
+}
+
+const reported = new Set<Service>()
+
+/**
+ * tap options for a test that needs these services: `{ skip: false }` when all are there, else
+ * `{ skip: '<reason>' }`. Under REQUIRE_SERVICES=1 a missing service also fails the file (once).
+ *
+ *     t.test('needs Redis', await needs('redis'), async (t) => { ... })
+ */
+export async function needs (...services: Service[]): Promise<{ skip: string | false }> {
+  for (const service of services) {
+    const reason = await unavailable(service)
+    if (reason === undefined) continue
+    if (REQUIRE_SERVICES && !reported.has(service)) {
+      reported.add(service)
+      t.fail(`REQUIRE_SERVICES=1: ${reason}`)
+    }
+    return { skip: reason }
+  }
+  return { skip: false }
+}
+
+/** A Redis command in RESP, the protocol's array-of-bulk-strings form. */
+function resp (args: string[]): string {
+  return `*${args.length}\r\n` + args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')
+}
+
+function nonEmpty (value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value
+}

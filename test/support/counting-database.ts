@@ -1,0 +1,41 @@
+import postgres from 'postgres'
+import { createPglite, pgliteDatabase, postgresDatabase, postgresOptions, type Database, type DatabaseOptions } from '../../src/db/client.js'
+
+/**
+ * A Database that counts every statement sent to the driver (test-only): how tests prove that a
+ * cache hit reads nothing, and how they read the statements an operation sends.
+ */
+export interface CountingDatabase extends Database {
+  statements: () => number
+  /** Sees the text and parameters of every statement sent. */
+  onStatement: ((text: string, params: readonly unknown[]) => void) | undefined
+}
+
+export async function openCountingDatabase (options: DatabaseOptions): Promise<CountingDatabase> {
+  let count = 0
+  const seen = (text: string, params: readonly unknown[]): void => {
+    count++
+    counting.onStatement?.(text, params)
+  }
+  let base: Database
+  if (options.url !== undefined) {
+    // postgres.js reports every query it sends through `debug`.
+    const sql = postgres(options.url, { ...postgresOptions(options), debug: (_connection, text, params) => seen(text, params) })
+    base = postgresDatabase(sql, options.schema)
+  } else {
+    // PGlite has no such hook: count at its three entry points, so nothing Drizzle sends is missed.
+    const client = await createPglite(options.dataDir ?? 'memory://')
+    const query = client.query.bind(client)
+    const exec = client.exec.bind(client)
+    const transaction = client.transaction.bind(client)
+    client.query = ((...args: Parameters<typeof query>) => {
+      seen(args[0], args[1] ?? [])
+      return query(...args)
+    }) as typeof client.query
+    client.exec = ((...args: Parameters<typeof exec>) => { count++; return exec(...args) }) as typeof client.exec
+    client.transaction = ((...args: Parameters<typeof transaction>) => { count++; return transaction(...args) }) as typeof client.transaction
+    base = await pgliteDatabase(client)
+  }
+  const counting: CountingDatabase = { ...base, statements: () => count, onStatement: undefined }
+  return counting
+}
