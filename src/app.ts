@@ -63,37 +63,56 @@ function loggerOptions (config: Config, logger: FastifyServerOptions['logger']):
   return { ...logger, redact: { ...(Array.isArray(own) ? {} : own), paths: [...new Set([...LOG_REDACT, ...paths])] } }
 }
 
+/** One plugin of the service and the options it is registered with. */
+export interface ServicePlugin {
+  /** The plugin's fastify-plugin `name` (what other plugins name in their `dependencies`). */
+  name: string
+  plugin: FastifyPluginAsync<any>
+  options?: object
+}
+
 /**
- * The service as a plugin: third-party plugins, the app's own, then one plugin per resource.
- * Each declares what it needs (fastify-plugin `dependencies`), so registering one before what it
- * depends on fails at start with Fastify's own error.
+ * The service's plugins in registration order: third-party plugins, the app's own, then one
+ * plugin per resource. Each declares what it needs (fastify-plugin `dependencies`), so registering
+ * one before what it depends on fails at start with Fastify's own error. A list, so the bench can
+ * measure each plugin's share of a request by swapping it for an empty one of the same name.
  */
-const serviceApp: FastifyPluginAsync<AppOptions> = async (app, options) => {
+export function servicePlugins (options: AppOptions): ServicePlugin[] {
   const { config } = options
-  await app.register(cors, { origins: config.corsOrigins })
-  await app.register(rateLimit, { store: options.rateLimitStore, redisUrl: config.redisUrl, exemptPrefixes: [DOCS_PREFIX] })
+  return [
+    { name: 'cors', plugin: cors, options: { origins: config.corsOrigins } },
+    { name: 'rate-limit', plugin: rateLimit, options: { store: options.rateLimitStore, redisUrl: config.redisUrl, exemptPrefixes: [DOCS_PREFIX] } },
+    { name: 'empty-query-values', plugin: emptyQueryValues },
+    { name: 'graceful-close', plugin: gracefulClose },
+    { name: 'early-answer', plugin: earlyAnswer, options: { maxBytes: config.maxUploadBytes } },
+    { name: 'body-idle-timeout', plugin: bodyIdleTimeout, options: { idleMs: config.bodyIdleTimeoutMs } },
+    { name: 'http-caching', plugin: httpCaching },
+    { name: 'errors', plugin: errors },
+    { name: 'database', plugin: database, options: { config, database: options.database } },
+    { name: 'prices-repository', plugin: pricesRepository },
+    { name: 'cycles-repository', plugin: cyclesRepository },
+    { name: 'read-cache', plugin: readCache, options: { maxBytes: config.readCacheMaxBytes } },
+    { name: 'cache-invalidation', plugin: cacheInvalidation },
+    { name: 'metrics', plugin: metrics, options: { token: config.metricsToken } },
+    { name: 'docs-routes', plugin: docsRoutes },
+    { name: 'health-routes', plugin: healthRoutes },
+    { name: 'prices-routes', plugin: pricesRoutes },
+    { name: 'towns-routes', plugin: townsRoutes },
+    { name: 'cycles-routes', plugin: cyclesRoutes },
+    { name: 'ingest-routes', plugin: ingestRoutes, options: { config } }
+  ]
+}
 
-  await app.register(emptyQueryValues)
-  await app.register(gracefulClose)
-  await app.register(earlyAnswer, { maxBytes: config.maxUploadBytes })
-  await app.register(bodyIdleTimeout, { idleMs: config.bodyIdleTimeoutMs })
-  await app.register(httpCaching)
-  await app.register(errors)
-  await app.register(database, { config, database: options.database })
-  await app.register(pricesRepository)
-  await app.register(cyclesRepository)
-  await app.register(readCache, { maxBytes: config.readCacheMaxBytes })
-  await app.register(cacheInvalidation)
-  await app.register(metrics, { token: config.metricsToken })
+interface ServiceOptions extends AppOptions {
+  /** Replaces the list of plugins (the bench's ablation); normally `servicePlugins(options)`. */
+  plugins?: ServicePlugin[] | undefined
+}
 
-  await app.register(docsRoutes)
-  await app.register(healthRoutes)
-  await app.register(pricesRoutes)
-  await app.register(townsRoutes)
-  await app.register(cyclesRoutes)
-  await app.register(ingestRoutes, { config })
-
-  if (config.ingestToken === undefined) {
+const serviceApp: FastifyPluginAsync<ServiceOptions> = async (app, options) => {
+  for (const { plugin, options: pluginOptions } of options.plugins ?? servicePlugins(options)) {
+    await app.register(plugin, pluginOptions ?? {})
+  }
+  if (options.config.ingestToken === undefined) {
     // D13: open ingest is for local development only; say so at every start.
     app.log.warn('INGEST_TOKEN is not set: POST /v1/ingest/csv accepts every request without authorisation')
   }
@@ -101,7 +120,7 @@ const serviceApp: FastifyPluginAsync<AppOptions> = async (app, options) => {
 
 export const service = fp(serviceApp, { name: 'fuel-price-service', fastify: '5.x' })
 
-export interface BuildAppOptions extends AppOptions {
+export interface BuildAppOptions extends ServiceOptions {
   logger?: FastifyServerOptions['logger']
 }
 

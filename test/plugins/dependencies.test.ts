@@ -1,5 +1,8 @@
 import Fastify, { type FastifyPluginAsync } from 'fastify'
+import fp from 'fastify-plugin'
 import t from 'tap'
+import { buildApp, servicePlugins, type ServicePlugin } from '../../src/app.js'
+import { testConfig } from '../helper.js'
 import readCache from '../../src/plugins/app/read-cache.js'
 import pricesRepository from '../../src/plugins/app/prices-repository.js'
 import errors from '../../src/plugins/app/errors.js'
@@ -22,4 +25,28 @@ t.test('a plugin registered before what it depends on fails at start, naming it'
     }, name)
     await app.close()
   }
+})
+
+t.test('servicePlugins lists every plugin under its own fastify-plugin name, each once', async (t) => {
+  const plugins = servicePlugins({ config: testConfig() })
+  const metaName = (plugin: object): unknown => (plugin as Record<symbol, { name?: string } | undefined>)[Symbol.for('plugin-meta')]?.name
+  t.strictSame(plugins.map((p) => metaName(p.plugin)), plugins.map((p) => p.name))
+  t.equal(new Set(plugins.map((p) => p.name)).size, plugins.length)
+  t.strictSame(plugins.map((p) => p.name), [
+    'cors', 'rate-limit', 'empty-query-values', 'graceful-close', 'early-answer', 'body-idle-timeout',
+    'http-caching', 'errors', 'database', 'prices-repository', 'cycles-repository', 'read-cache',
+    'cache-invalidation', 'metrics', 'docs-routes', 'health-routes', 'prices-routes', 'towns-routes',
+    'cycles-routes', 'ingest-routes'
+  ])
+})
+
+t.test('a plugin swapped for an empty one of the same name satisfies its dependants (the bench ablation)', async (t) => {
+  const config = testConfig()
+  const empty = (name: string): ServicePlugin => ({ name, plugin: fp(async () => {}, { name }) })
+  const plugins = servicePlugins({ config }).map((p) => p.name === 'cors' ? empty('cors') : p)
+  const app = await buildApp({ config, plugins })
+  t.teardown(async () => { await app.close() })
+  const res = await app.inject({ method: 'GET', url: '/v1/health', headers: { origin: 'https://fuelkenya.com' } })
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers['access-control-allow-origin'], undefined, 'no CORS plugin, no CORS header')
 })
