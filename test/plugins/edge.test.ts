@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
 import corsPlugin from '../../src/plugins/external/cors.js'
-import rateLimitPlugin from '../../src/plugins/external/rate-limit.js'
+import rateLimitPlugin from '../../src/plugins/app/rate-limit.js'
 import { DEFAULT_CORS_ORIGINS } from '../../src/config.js'
 import { MemorySlidingWindowStore } from '../../src/ratelimit/memory-store.js'
 import { RedisSlidingWindowStore } from '../../src/ratelimit/redis-store.js'
@@ -121,6 +121,15 @@ t.test('D22: the allowance is shared by all limited paths, including POST and un
   const limited = await get(`${url}/v1/nowhere`)
   t.equal(limited.status, 429)
   t.equal(limited.body, LIMITED_BODY)
+})
+
+t.test('D22: a HEAD request (the route Fastify implies from a GET) is counted once, like its GET', async (t) => {
+  const { url } = await startApp(t)
+  const head = await get(`${url}/v1/prices`, {}, 'HEAD')
+  t.equal(head.status, 200)
+  t.strictSame(rateHeaders(head), { limit: '60', remaining: '59', reset: '60', retryAfter: null })
+  const after = await get(`${url}/v1/prices`)
+  t.equal(after.headers.get('ratelimit-remaining'), '58')
 })
 
 t.test('D23: with trustProxy the left-most X-Forwarded-For address is the key', async (t) => {
