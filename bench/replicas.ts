@@ -54,7 +54,7 @@ interface Ingest { replica: string, result: UploadResult, otherSawItMs: number |
  * ingest serves the new prices.
  */
 export async function benchReplicas (dbUrl: string, sql: postgres.Sql, redisUrl: string | undefined, seconds: number, s: LoadSettings, log: (m: string) => void): Promise<string> {
-  const replicas = [await startService('replica-a', dbUrl, redisUrl), await startService('replica-b', dbUrl, redisUrl)]
+  const replicas = [await startService('replica-a', { databaseUrl: dbUrl }, redisUrl), await startService('replica-b', { databaseUrl: dbUrl }, redisUrl)]
   const [a, b] = replicas as [Service, Service]
   try {
     const [{ n } = { n: 0 }] = await sql<Array<{ n: number }>>`SELECT count(*)::int AS n FROM fuel_prices`
@@ -69,7 +69,7 @@ export async function benchReplicas (dbUrl: string, sql: postgres.Sql, redisUrl:
     const half = Math.max(1, Math.round(s.connections / 2))
     // Disjoint address ranges for the two load processes running at once.
     const ipStart = s.ip.next
-    const loads = replicas.map(async (r, i) => await load(r.url, MIXED, s, { durationSec: seconds, connections: half, ipStart: (ipStart + i * 2 ** 23) % 2 ** 24 }))
+    const loads = replicas.map(async (r, i) => await load(r.url, MIXED, s, { durationSec: seconds, connections: half, ipStart: (ipStart + i * 2 ** 23) % 2 ** 24, statuses: true }))
     const t0 = performance.now()
     const middle = sleep(seconds * 500).then(() => { replicas.forEach((r, i) => { (rss[i] as { middle: number }).middle = memory(r.pid).rss }) })
     const ingests: Ingest[] = []
