@@ -12,8 +12,8 @@ export class CpuMeter {
   private readonly last = new Map<number, number>()
   private timer: NodeJS.Timeout | undefined
   private sampling: Promise<void> = Promise.resolve()
-  /** False when a backend's /proc entry could not be read (PostgreSQL on another host). */
-  backendsVisible = true
+  private backendsRead = 0
+  private backendsUnread = 0
 
   constructor (private readonly pids: number[], private readonly sql?: postgres.Sql, private readonly database?: string) {}
 
@@ -26,12 +26,19 @@ export class CpuMeter {
     for (const pid of pids) {
       const seconds = cpuSeconds(pid)
       if (seconds === undefined) {
-        if (!this.pids.includes(pid)) this.backendsVisible = false
+        // Gone since the query (a pgbench backend at its end), or on another host.
+        if (!this.pids.includes(pid)) this.backendsUnread++
         continue
       }
+      if (!this.pids.includes(pid)) this.backendsRead++
       if (!this.first.has(pid)) this.first.set(pid, this.timer === undefined ? seconds : 0)
       this.last.set(pid, seconds)
     }
+  }
+
+  /** False when no backend's /proc entry could be read (PostgreSQL on another host). */
+  get backendsVisible (): boolean {
+    return this.backendsRead > 0 || this.backendsUnread === 0
   }
 
   async start (): Promise<void> {

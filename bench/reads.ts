@@ -153,7 +153,7 @@ export async function httpScenarios (service: Service, admin: postgres.Sql | und
  */
 export async function coldPages (service: Service, pgUrl: string, admin: postgres.Sql, s: LoadSettings, log: (m: string) => void): Promise<{ row: TableRow, sql: string }> {
   log('cold /v1/prices pages')
-  const ceiling = await pricesPageSql(pgUrl, service.url)
+  const ceiling = await pricesPageSql(pgUrl, service.url, service.databaseName !== undefined)
   const svc = await measured(service.url, COLD, s, new CpuMeter([service.pid], admin, service.databaseName))
   log('pgbench, the same pages')
   if (s.warmupSec > 0) await pgbench(pgUrl, ceiling.script, s.connections, s.warmupSec, admin)

@@ -112,6 +112,11 @@ async function singleService (bench: BenchDatabase): Promise<{ notes: string, ta
   if (pglite) {
     dataDir = mkdtempSync(join(tmpdir(), 'fuel-bench-pglite-'))
     storage = { dataDir }
+    // A fresh PGlite store's initdb takes seconds, longer than Fastify's plugin timeout on a busy
+    // machine: it is created (and migrated) here once, as after a first start.
+    const store = await openDatabase({ dataDir })
+    await migrateDatabase(store)
+    await store.close()
     // The PostgreSQL side only holds the ceilings' tables: the service's schema, by its migrations.
     const pg = await openDatabase({ url: bench.url, poolMax: 1 })
     await migrateDatabase(pg, bench.url)
