@@ -1,4 +1,5 @@
 import type postgres from 'postgres'
+import { BENCH_APPLICATION } from './database.js'
 import { cpuSeconds } from './processes.js'
 
 /**
@@ -6,6 +7,7 @@ import { cpuSeconds } from './processes.js'
  * for the service's process and for the PostgreSQL backends serving the database it uses (their
  * work is the server's work too). Backends that come and go within the run (pgbench's) are
  * sampled every 100 ms and counted up to their last sample, so up to 100 ms of their CPU is lost.
+ * The bench's own connections (application_name fuel-bench) and autovacuum are left out.
  */
 export class CpuMeter {
   private readonly first = new Map<number, number>()
@@ -20,7 +22,10 @@ export class CpuMeter {
   private async sample (): Promise<void> {
     const pids = [...this.pids]
     if (this.sql !== undefined && this.database !== undefined) {
-      const rows = await this.sql<Array<{ pid: number }>>`SELECT pid FROM pg_stat_activity WHERE datname = ${this.database} AND pid <> pg_backend_pid()`
+      // Client backends only (not autovacuum), and not the bench's own connections.
+      const rows = await this.sql<Array<{ pid: number }>>`
+        SELECT pid FROM pg_stat_activity
+        WHERE datname = ${this.database} AND backend_type = 'client backend' AND application_name IS DISTINCT FROM ${BENCH_APPLICATION}`
       pids.push(...rows.map((r) => r.pid))
     }
     for (const pid of pids) {
