@@ -70,6 +70,7 @@ export async function startService (name: string, storage: Storage, redisUrl?: s
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', INGEST_TOKEN, TRUST_PROXY: 'true' }
   delete env.DATABASE_URL
   delete env.DATA_DIR
+  delete env.METRICS_TOKEN // the bench reads /metrics (heap, read-cache counters)
   if ('databaseUrl' in storage) env.DATABASE_URL = storage.databaseUrl
   else env.DATA_DIR = storage.dataDir
   // The single-service runs measure the in-memory limiter whatever the caller's shell exports.
