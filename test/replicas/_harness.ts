@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { createServer, connect, type Server, type Socket, type AddressInfo } from 'node:net'
+import { createServer, connect, type Server, type Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import postgres from 'postgres'
+import { freePort, startServer, type ServerProcess } from '../support/processes.js'
 
 /**
  * Real processes for the scale-out tests: the service started as `npm start` would run it (from
@@ -14,17 +14,7 @@ const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url))
 
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? ''
 export { TEST_REDIS_URL } from '../services.js'
-
-export async function freePort (): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
+export { freePort, sleep } from '../support/processes.js'
 
 export interface ThrowAwayDatabase { url: string, port: number, drop: () => Promise<void> }
 
@@ -45,51 +35,16 @@ export async function createDatabase (): Promise<ThrowAwayDatabase> {
   }
 }
 
-export interface ServiceProcess {
-  url: string
-  child: ChildProcess
-  output: () => string
-  /** Resolves with the exit code (null when killed by a signal) once the process has exited. */
-  exited: Promise<number | null>
-  stop: (signal?: NodeJS.Signals) => Promise<number | null>
-}
+export type ServiceProcess = ServerProcess
 
 /** Starts `src/server.ts` with the environment given and waits for /v1/health to answer 200. */
 export async function startService (env: Record<string, string>): Promise<ServiceProcess> {
-  const port = await freePort()
-  let log = ''
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER], {
+  return await startServer({
+    args: ['--import', 'tsx', SERVER],
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe']
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env }
   })
-  child.stdout?.on('data', (d: Buffer) => { log += d.toString() })
-  child.stderr?.on('data', (d: Buffer) => { log += d.toString() })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const url = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited during start:\n${log}`)
-    try {
-      const res = await fetch(`${url}/v1/health`)
-      if (res.status === 200) break
-    } catch { /* not listening yet */ }
-    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`service did not become healthy:\n${log}`) }
-    await sleep(200)
-  }
-  return {
-    url,
-    child,
-    output: () => log,
-    exited,
-    stop: async (signal = 'SIGTERM') => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
-      return await exited
-    }
-  }
 }
-
-export const sleep = async (ms: number): Promise<void> => await new Promise((resolve) => setTimeout(resolve, ms))
 
 /** A TCP proxy to a target port that can drop every connection and refuse new ones, then recover. */
 export class CuttableProxy {

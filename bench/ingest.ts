@@ -1,5 +1,5 @@
 import type postgres from 'postgres'
-import { loadSampleTowns, sampleCycles } from '../sample/generate.js'
+import { loadSampleTowns, sampleCycles } from '../scripts/sample/generate.js'
 import { copyCsv, timeCopy } from './database.js'
 import { INGEST_TOKEN, runnerAddress } from './processes.js'
 import { median } from './stats.js'
@@ -12,6 +12,8 @@ export interface IngestTiming {
   bytes: number
   serviceMs: number
   copyMs: number
+  /** What the upload found: 'empty table', or (PGlite's second file) rows already stored. */
+  onto: string
 }
 
 export interface UploadResult { status: number, ms: number, body: string }
@@ -61,8 +63,26 @@ export async function benchIngest (serviceUrl: string, sql: postgres.Sql, repeat
     }
     const copyMs: number[] = []
     for (let i = 0; i < repeat; i++) copyMs.push(await timeCopy(sql, csv, rows))
-    timings.push({ rows, bytes: csv.length, serviceMs: median(serviceMs), copyMs: median(copyMs) })
+    timings.push({ rows, bytes: csv.length, serviceMs: median(serviceMs), copyMs: median(copyMs), onto: 'empty table' })
   }
+  return timings
+}
+
+/**
+ * --pglite: the same two files uploaded once each to a service on a fresh PGlite store (it cannot
+ * be truncated from outside, so the ~100k file lands on the ~20k one already there), against
+ * COPY of the same bytes on PostgreSQL; then fuel_prices on PostgreSQL gets the same ~100k rows
+ * for the pgbench ceiling.
+ */
+export async function benchIngestPglite (serviceUrl: string, sql: postgres.Sql): Promise<IngestTiming[]> {
+  const timings: IngestTiming[] = []
+  for (const [cycles, onto] of [[86, 'empty store'], [430, 'the ~20k rows already stored']] as const) {
+    const { csv, rows } = sampleCsv(cycles)
+    const result = await upload(serviceUrl, csv)
+    if (result.status !== 201) throw new Error(`PGlite ingest of ${rows} rows answered ${result.status}: ${result.body.slice(0, 500)}`)
+    timings.push({ rows, bytes: csv.length, serviceMs: result.ms, copyMs: await timeCopy(sql, csv, rows), onto })
+  }
+  await loadByCopy(sql, sampleCsv(430).csv)
   return timings
 }
 

@@ -54,7 +54,7 @@ interface Ingest { replica: string, result: UploadResult, otherSawItMs: number |
  * ingest serves the new prices.
  */
 export async function benchReplicas (dbUrl: string, sql: postgres.Sql, redisUrl: string | undefined, seconds: number, s: LoadSettings, log: (m: string) => void): Promise<string> {
-  const replicas = [await startService('replica-a', dbUrl, redisUrl), await startService('replica-b', dbUrl, redisUrl)]
+  const replicas = [await startService('replica-a', { databaseUrl: dbUrl }, redisUrl), await startService('replica-b', { databaseUrl: dbUrl }, redisUrl)]
   const [a, b] = replicas as [Service, Service]
   try {
     const [{ n } = { n: 0 }] = await sql<Array<{ n: number }>>`SELECT count(*)::int AS n FROM fuel_prices`
@@ -65,16 +65,18 @@ export async function benchReplicas (dbUrl: string, sql: postgres.Sql, redisUrl:
       await sql`VACUUM ANALYZE fuel_prices`.simple()
     }
     const rss = replicas.map((r) => ({ start: memory(r.pid).rss, middle: Number.NaN, end: Number.NaN, peak: Number.NaN, peakReset: resetPeak(r.pid) }))
-    log(`replicas: ${seconds} s mixed load on both, one ingest every 10 s`)
+    // Every 10 s, the first after 5 s; a --quick run still gets one.
+    const every = Math.min(10, Math.max(1, Math.floor(seconds / 2))) * 1000
+    log(`replicas: ${seconds} s mixed load on both, one ingest every ${every / 1000} s`)
     const half = Math.max(1, Math.round(s.connections / 2))
     // Disjoint address ranges for the two load processes running at once.
     const ipStart = s.ip.next
-    const loads = replicas.map(async (r, i) => await load(r.url, MIXED, s, { durationSec: seconds, connections: half, ipStart: (ipStart + i * 2 ** 23) % 2 ** 24 }))
+    const loads = replicas.map(async (r, i) => await load(r.url, MIXED, s, { durationSec: seconds, connections: half, ipStart: (ipStart + i * 2 ** 23) % 2 ** 24, statuses: true }))
     const t0 = performance.now()
     const middle = sleep(seconds * 500).then(() => { replicas.forEach((r, i) => { (rss[i] as { middle: number }).middle = memory(r.pid).rss }) })
     const ingests: Ingest[] = []
-    for (let k = 0; 5_000 + k * 10_000 < seconds * 1000 - 2_000; k++) {
-      await sleep(Math.max(0, t0 + 5_000 + k * 10_000 - performance.now()))
+    for (let k = 0; every / 2 + k * every < seconds * 1000 - Math.min(2_000, every); k++) {
+      await sleep(Math.max(0, t0 + every / 2 + k * every - performance.now()))
       const [target, other] = k % 2 === 0 ? [a, b] : [b, a]
       const { csv, nairobiSuper } = bumpedCycle(k + 1)
       const result = await upload(target.url, csv)
@@ -92,7 +94,7 @@ export async function benchReplicas (dbUrl: string, sql: postgres.Sql, redisUrl:
       m.end = now.rss
       m.peak = m.peakReset ? now.hwm : Number.NaN
     })
-    return report(replicas, results, rss, ingests, seconds, redisUrl)
+    return report(replicas, results, rss, ingests, seconds, every / 1000, redisUrl)
   } finally {
     await Promise.all(replicas.map(async (r) => await stop(r.child)))
   }
@@ -100,7 +102,7 @@ export async function benchReplicas (dbUrl: string, sql: postgres.Sql, redisUrl:
 
 interface Rss { start: number, middle: number, end: number, peak: number }
 
-function report (replicas: Service[], results: LoadResult[], rss: Rss[], ingests: Ingest[], seconds: number, redisUrl: string | undefined): string {
+function report (replicas: Service[], results: LoadResult[], rss: Rss[], ingests: Ingest[], seconds: number, every: number, redisUrl: string | undefined): string {
   const fivexx = (r: LoadResult): number => Object.entries(r.statuses).filter(([c]) => c.startsWith('5')).reduce((t, [, n]) => t + n, 0)
   const rows = replicas.map((rep, i) => {
     const r = results[i] as LoadResult
@@ -114,7 +116,7 @@ function report (replicas: Service[], results: LoadResult[], rss: Rss[], ingests
   const ok = ingests.filter((i) => i.result.status === 201)
   const seen = ok.map((i) => i.otherSawItMs).filter((v): v is number => v !== undefined)
   const lines = [
-    `## Scale-out: two replicas, ${seconds} s mixed load, one ingest per 10 s`,
+    `## Scale-out: two replicas, ${seconds} s mixed load, one ingest per ${every} s`,
     '',
     markdownTable(['replica', 'requests', 'req/s', 'p99 ms', '5xx', 'other non-2xx', 'RSS start', 'RSS middle', 'RSS end', 'RSS peak'], rows),
     '',

@@ -19,36 +19,47 @@ export const ms = (n: number): string => Number.isFinite(n) ? (n < 10 ? n.toFixe
 
 export const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`
 
+/** CPU seconds per request as microseconds. */
+export const cpuCell = (seconds: number): string => Number.isFinite(seconds) ? `${num(seconds * 1e6)} µs` : '—'
+
 export interface TableRow {
   scenario: string
   service: string
+  /** The server's CPU time per request (utime + stime from /proc), or '—'. */
+  serviceCpu?: string
   serviceP99: string
   ceiling: string
-  ceilingP99: string
+  ceilingCpu?: string
+  /** service req/s ÷ ceiling req/s; for times and memory, service ÷ ceiling (or limit). */
   ratio: number | undefined
-  /** e.g. '≥ 0.6'; undefined = informational. */
+  /** ceiling CPU/request ÷ service CPU/request: 1 = the service costs the server no more than the ceiling. */
+  cpuRatio?: number
+  /** undefined = informational. A `>=` target applies to both ratios. */
   target?: { op: '>=' | '<=', value: number }
   /** Set when the measurement itself is suspect (unexpected statuses, errors). */
   problem?: string
 }
 
-const HEADER = ['scenario', 'service req/s', 'p99 ms', 'ceiling req/s', 'ceiling p99', 'ratio', 'target', 'met?']
+const HEADER = ['scenario', 'service req/s', 'service CPU/req', 'p99 ms', 'ceiling req/s', 'ceiling CPU/req', 'ratio req/s', 'ratio CPU/req', 'target', 'met?']
 
 export function markdownTable (header: string[], rows: string[][]): string {
   const line = (cells: string[]): string => `| ${cells.join(' | ')} |`
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n')
 }
 
+const fixed = (r: number | undefined): string => r === undefined || !Number.isFinite(r) ? '—' : r.toFixed(2)
+
 export function resultsTable (rows: TableRow[]): string {
   return markdownTable(HEADER, rows.map((r) => {
     const target = r.target === undefined ? 'info' : `${r.target.op === '>=' ? '≥' : '≤'} ${r.target.value}`
     let met = r.target === undefined ? 'info' : 'n/a'
     if (r.target !== undefined && r.ratio !== undefined) {
-      const ok = r.target.op === '>=' ? r.ratio >= r.target.value : r.ratio <= r.target.value
-      met = ok ? 'yes' : '**no**'
+      const { op, value } = r.target
+      const ok = (x: number): string => (op === '>=' ? x >= value : x <= value) ? 'yes' : '**no**'
+      met = r.cpuRatio === undefined ? ok(r.ratio) : `req/s ${ok(r.ratio)}, CPU ${ok(r.cpuRatio)}`
     }
     if (r.problem !== undefined) met += ` (⚠ ${r.problem})`
-    return [r.scenario, r.service, r.serviceP99, r.ceiling, r.ceilingP99, r.ratio === undefined ? '—' : r.ratio.toFixed(2), target, met]
+    return [r.scenario, r.service, r.serviceCpu ?? '—', r.serviceP99, r.ceiling, r.ceilingCpu ?? '—', fixed(r.ratio), fixed(r.cpuRatio), target, met]
   }))
 }
 

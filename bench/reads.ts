@@ -1,0 +1,190 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type postgres from 'postgres'
+import { CpuMeter } from './cpu.js'
+import { pgbench, pricesPageSql } from './pgbench.js'
+import { rawGet, runnerAddress, startJsonServer, stop, type Service } from './processes.js'
+import { ceilingKey, type LoadRequest, type LoadResult, type RecordedResponse } from './protocol.js'
+import { cpuCell, ms, num, type TableRow } from './stats.js'
+import { wrk } from './wrk.js'
+
+export interface LoadSettings {
+  connections: number
+  durationSec: number
+  warmupSec: number
+  /** Next X-Forwarded-For number; advanced by every load run so no address is reused. */
+  ip: { next: number }
+}
+
+/** One wrk run; `statuses` counts the answers by status (soak and replicas). */
+export async function load (url: string, requests: LoadRequest[], s: LoadSettings, run: { durationSec?: number, connections?: number, ipStart?: number, statuses?: boolean } = {}): Promise<LoadResult> {
+  const result = await wrk({
+    url,
+    requests,
+    connections: run.connections ?? s.connections,
+    durationSec: run.durationSec ?? s.durationSec,
+    ipStart: run.ipStart ?? s.ip.next,
+    statuses: run.statuses
+  })
+  s.ip.next = result.ipNext % 2 ** 24
+  return result
+}
+
+/** Answers other than the expected ones, errors and timeouts: the run did not measure what it says. */
+export function unexpected (r: LoadResult, expected: number[] = [200]): string | undefined {
+  const parts = Object.entries(r.statuses).filter(([code]) => !expected.includes(Number(code))).map(([code, n]) => `${n}×${code}`)
+  if (Object.keys(r.statuses).length === 0 && r.non2xx3xx > 0) parts.push(`${r.non2xx3xx} non-2xx/3xx`)
+  if (r.errors > 0) parts.push(`${r.errors} socket errors`)
+  if (r.timeouts > 0) parts.push(`${r.timeouts} timeouts`)
+  return parts.length > 0 ? parts.join(', ') : undefined
+}
+
+/** Warm-up (not measured), then a run with the server's CPU time read before and after. */
+async function measured (url: string, request: LoadRequest, s: LoadSettings, meter: CpuMeter): Promise<{ r: LoadResult, cpu: number }> {
+  if (s.warmupSec > 0) await load(url, [request], s, { durationSec: s.warmupSec })
+  await meter.start()
+  const r = await load(url, [request], s)
+  return { r, cpu: await meter.stop() / r.requests }
+}
+
+const TOWN = 'Nairobi'
+
+interface HttpScenario { name: string, request: (etag: string) => LoadRequest, expect: number, target?: number }
+
+const HTTP: HttpScenario[] = [
+  { name: 'latest, all towns', request: () => ({ path: '/v1/prices/latest' }), expect: 200, target: 0.6 },
+  { name: 'latest, one town', request: () => ({ path: `/v1/prices/latest?town=${TOWN}` }), expect: 200 },
+  { name: 'latest, 304 revalidation', request: (etag) => ({ path: '/v1/prices/latest', headers: { 'if-none-match': etag } }), expect: 304 },
+  { name: 'latest, gzip', request: () => ({ path: '/v1/prices/latest', headers: { 'accept-encoding': 'gzip' } }), expect: 200 },
+  { name: '/v1/towns', request: () => ({ path: '/v1/towns' }), expect: 200, target: 0.6 },
+  { name: '/v1/prices?limit=100, repeated (read cache, D44)', request: () => ({ path: '/v1/prices?limit=100' }), expect: 200, target: 0.6 },
+  { name: '/v1/cycles (issue 13)', request: () => ({ path: '/v1/cycles' }), expect: 200 },
+  { name: '/v1/prices/changes (issue 13)', request: () => ({ path: '/v1/prices/changes' }), expect: 200 }
+]
+
+/** A distinct page per request (bench/fresh-client.lua fills in limit and offset): every one a cache miss. */
+const COLD: LoadRequest = { path: '/v1/prices?limit={lim}&offset={off}' }
+
+/**
+ * A mix of what clients read, for the soak and the replica runs: mostly the latest cycle, some
+ * history pages, the towns, cycles and changes.
+ */
+export const MIXED: LoadRequest[] = [
+  { path: '/v1/prices/latest' },
+  { path: `/v1/prices/latest?town=${TOWN}` },
+  { path: '/v1/prices/latest', headers: { 'accept-encoding': 'gzip' } },
+  { path: '/v1/prices/latest?town=Mombasa' },
+  { path: '/v1/prices?limit=100' },
+  { path: '/v1/prices?limit=100&town=Mombasa' },
+  { path: '/v1/prices?limit=100&offset=1000' },
+  { path: '/v1/prices?start_date=2020-01-15&end_date=2020-12-14&limit=1000' },
+  { path: '/v1/towns' },
+  { path: '/v1/cycles' },
+  { path: '/v1/prices/changes' }
+]
+
+// The representation headers; per-request ones (date, request id, rate limit) are not replayed.
+const REPLAYED = ['content-type', 'content-encoding', 'etag', 'vary', 'cache-control']
+
+async function recordAll (service: Service): Promise<{ recorded: RecordedResponse[], requests: LoadRequest[] }> {
+  let etag = ''
+  const recorded: RecordedResponse[] = []
+  const requests: LoadRequest[] = []
+  for (const sc of HTTP) {
+    const request = sc.request(etag)
+    const r = await rawGet(service.url + request.path, { ...request.headers, 'x-forwarded-for': runnerAddress() })
+    if (r.status !== sc.expect) throw new Error(`${sc.name} answered ${r.status}, expected ${sc.expect}: ${r.body.toString('utf8').slice(0, 300)}`)
+    if (sc.expect === 200 && r.body.length < 3) throw new Error(`${sc.name} answered an empty body: no data to measure`)
+    if (request.headers?.['accept-encoding'] === 'gzip' && r.headers['content-encoding'] !== 'gzip') throw new Error(`${sc.name} was not gzip-encoded`)
+    etag ||= r.headers.etag ?? ''
+    const headers: Record<string, string> = {}
+    for (const name of REPLAYED) if (r.headers[name] !== undefined) headers[name] = r.headers[name]
+    recorded.push({ key: ceilingKey(request.path, request.headers ?? {}), status: r.status, headers, bodyBase64: r.body.toString('base64') })
+    requests.push(request)
+  }
+  return { recorded, requests }
+}
+
+const problems = (...list: Array<string | undefined>): { problem?: string } => {
+  const text = list.filter((p) => p !== undefined).join('; ')
+  return text === '' ? {} : { problem: text }
+}
+
+/** Each HTTP scenario against the bare node:http server replaying the service's bytes (ceiling-http.ts). */
+export async function httpScenarios (service: Service, admin: postgres.Sql | undefined, s: LoadSettings, log: (m: string) => void): Promise<TableRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'fuel-bench-'))
+  const file = join(dir, 'recorded.json')
+  const { recorded, requests } = await recordAll(service)
+  writeFileSync(file, JSON.stringify(recorded))
+  const { child, ready } = await startJsonServer<{ port: number }>('ceiling-http.ts', file)
+  const rows: TableRow[] = []
+  try {
+    for (const [i, sc] of HTTP.entries()) {
+      log(sc.name)
+      const request = requests[i] as LoadRequest
+      const svc = await measured(service.url, request, s, new CpuMeter([service.pid], admin, service.databaseName))
+      const ceil = await measured(`http://127.0.0.1:${ready.port}`, request, s, new CpuMeter([child.pid as number]))
+      const ceilingProblem = unexpected(ceil.r, [sc.expect])
+      rows.push({
+        scenario: sc.name,
+        service: num(svc.r.rps),
+        serviceCpu: cpuCell(svc.cpu),
+        serviceP99: ms(svc.r.p99),
+        ceiling: num(ceil.r.rps),
+        ceilingCpu: cpuCell(ceil.cpu),
+        ratio: svc.r.rps / ceil.r.rps,
+        cpuRatio: ceil.cpu / svc.cpu,
+        ...(sc.target !== undefined ? { target: { op: '>=' as const, value: sc.target } } : {}),
+        ...problems(unexpected(svc.r, [sc.expect]), ceilingProblem === undefined ? undefined : `ceiling: ${ceilingProblem}`)
+      })
+    }
+  } finally {
+    await stop(child)
+    rmSync(dir, { recursive: true, force: true })
+  }
+  return rows
+}
+
+/** The service's read-cache counters (its /metrics; the bench leaves METRICS_TOKEN unset). */
+async function cacheCounters (url: string): Promise<{ hits: number, misses: number }> {
+  const text = (await rawGet(`${url}/metrics`, { 'x-forwarded-for': runnerAddress() })).body.toString('utf8')
+  const value = (name: string): number => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? Number.NaN)
+  return { hits: value('fuel_read_cache_hits_total'), misses: value('fuel_read_cache_misses_total') }
+}
+
+/**
+ * Cold /v1/prices pages (a distinct limit/offset per request) against pgbench running the
+ * service's SQL for the same pages on `pgUrl` (the service's own database, or with --pglite a
+ * PostgreSQL database holding the same rows).
+ */
+export async function coldPages (service: Service, pgUrl: string, admin: postgres.Sql, s: LoadSettings, log: (m: string) => void): Promise<{ row: TableRow, sql: string }> {
+  log('cold /v1/prices pages')
+  const ceiling = await pricesPageSql(pgUrl, service.url, service.databaseName !== undefined)
+  const before = await cacheCounters(service.url)
+  const svc = await measured(service.url, COLD, s, new CpuMeter([service.pid], admin, service.databaseName))
+  const after = await cacheCounters(service.url)
+  // The whole point of the row: every page (warm-up included) a read-cache miss.
+  const hits = after.hits - before.hits
+  const misses = after.misses - before.misses
+  log('pgbench, the same pages')
+  if (s.warmupSec > 0) await pgbench(pgUrl, ceiling.script, s.connections, s.warmupSec, admin)
+  const ceil = await pgbench(pgUrl, ceiling.script, s.connections, s.durationSec, admin)
+  const ceilCpu = ceil.cpuSeconds / ceil.transactions
+  return {
+    row: {
+      scenario: `/v1/prices cold page (limit 100-199, offset 0-999, a distinct one per request: ${num(misses)} cache misses, ${num(hits)} hits)` +
+        (service.databaseName === undefined ? ' on PGlite, vs pgbench on PostgreSQL' : ''),
+      service: num(svc.r.rps),
+      serviceCpu: cpuCell(svc.cpu),
+      serviceP99: ms(svc.r.p99),
+      ceiling: `${num(ceil.tps)} (pgbench)`,
+      ceilingCpu: ceil.backendsVisible ? cpuCell(ceilCpu) : '—',
+      ratio: svc.r.rps / ceil.tps,
+      ...(ceil.backendsVisible ? { cpuRatio: ceilCpu / svc.cpu } : {}),
+      target: { op: '>=', value: 0.5 },
+      ...problems(unexpected(svc.r), hits > svc.r.requests / 100 ? `${num(hits)} read-cache hits: not cold` : undefined)
+    },
+    sql: ceiling.script
+  }
+}

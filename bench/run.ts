@@ -1,0 +1,180 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openDatabase } from '../src/db/client.js'
+import { migrateDatabase } from '../src/db/migrate.js'
+import { createBenchDatabase, type BenchDatabase } from './database.js'
+import { benchIngest, benchIngestPglite, sampleCsv, type IngestTiming } from './ingest.js'
+import { soak, soakRows } from './memory.js'
+import { memory, ROOT, startService, stop, stopAll, type Storage } from './processes.js'
+import { coldPages, httpScenarios, type LoadSettings } from './reads.js'
+import { benchReplicas, reachable } from './replicas.js'
+import { machine, machineLine, num, resultsTable, type TableRow } from './stats.js'
+import { ensureWrk } from './wrk.js'
+
+/**
+ * `npm run bench` (issue 12; `--pglite`: issue 15; `--replicas`: the scale-out run). The service
+ * under test is the production build (package.json's `start`); every figure is paired with a
+ * ceiling measured in the same run on the same machine, so the ratios mean something even on a
+ * small shared box. `--quick`: seconds-long runs, to check that every row prints (no figures).
+ */
+const flags = new Set(process.argv.slice(2))
+const quick = flags.has('--quick')
+const pglite = flags.has('--pglite')
+const replicasOnly = flags.has('--replicas-only') // development aid: skip the single-service part
+const withReplicas = (flags.has('--replicas') || replicasOnly) && !pglite
+// Load the data, then only the memory phase: for iterating on the service's footprint.
+const soakOnly = flags.has('--soak-only')
+
+const positive = (name: string, fallback: number): number => {
+  const value = Number(process.env[name] ?? fallback)
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`)
+  return value
+}
+const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
+const soakSeconds = positive('BENCH_SOAK_SECONDS', quick ? 3 : 60)
+const repeat = positive('BENCH_INGEST_REPEAT', quick ? 1 : 3)
+const settings: LoadSettings = {
+  connections: positive('BENCH_CONNECTIONS', 32),
+  durationSec: positive('BENCH_DURATION', quick ? 1 : 10),
+  warmupSec: Number(process.env.BENCH_WARMUP ?? (quick ? 0 : 2)),
+  ip: { next: 0 }
+}
+
+const LEGEND = '**ratio req/s** = service req/s ÷ ceiling req/s; **ratio CPU/req** = ceiling CPU time per request ÷ service CPU time per request ' +
+  '(utime + stime of /proc/<pid>/stat over the run ÷ requests; the service\'s PostgreSQL backends count as the service\'s); for both, 1 = as fast or as ' +
+  'cheap as the ceiling and a `≥` target applies to both. Ingest rows: service time ÷ COPY time; RSS rows: RSS ÷ limit (lower is better).'
+
+const log = (message: string): void => { process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`) }
+
+const wrkVersion = ensureWrk(log)
+const db = await createBenchDatabase(adminUrl)
+log(`database ${db.name}${pglite ? ' (ceilings only; the service runs on PGlite)' : ''}`)
+let dataDir: string | undefined
+let cleaning: Promise<void> | undefined
+let interrupted = false
+const cleanup = async (): Promise<void> => {
+  cleaning ??= (async () => {
+    await stopAll()
+    await db.drop().catch((err: unknown) => log(`could not drop ${db.name}: ${String(err)}`))
+    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
+  })()
+  await cleaning
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    interrupted = true
+    log(`${signal}: cleaning up`)
+    void cleanup().finally(() => process.exit(130))
+  })
+}
+
+const loadStart = loadavg()[0] ?? Number.NaN
+try {
+  const sections = [
+    `# Benchmark${pglite ? ': the service on the embedded PGlite (--pglite)' : ''}${quick ? ' (--quick: a smoke run, figures meaningless)' : ''}`,
+    machineLine(machine(db.postgresVersion)),
+    `Load: ${wrkVersion.split(' [')[0] ?? 'wrk'}, \`wrk -t1 -c${settings.connections}\`, ${settings.durationSec} s per run after ${settings.warmupSec} s warm-up, ` +
+    'a fresh X-Forwarded-For per request (bench/fresh-client.lua); the same for the service and its bare node:http ceiling. ' +
+    `SQL ceiling: \`pgbench -M prepared -c ${settings.connections} -j 1\`.`
+  ]
+  let table = ''
+  if (!replicasOnly) {
+    const single = await singleService(db)
+    sections.push(single.notes)
+    table = single.table
+  }
+  if (withReplicas) {
+    const redis = await reachable(redisUrl) ? redisUrl : undefined
+    sections.push(await benchReplicas(db.url, db.sql, redis, soakSeconds, settings, log))
+  }
+  // The cores may be shared (CI, other work): say how busy they were, since absolute numbers move
+  // with that while the same-run ratios move much less.
+  sections.splice(3, 0, `Load average (1 min) of the machine: ${loadStart.toFixed(2)} at start, ${loadavg()[0]?.toFixed(2) ?? '?'} at end.`)
+  if (table !== '') sections.push(table)
+  const text = sections.join('\n\n') + '\n'
+  process.stdout.write(text)
+  mkdirSync(join(ROOT, 'bench-results'), { recursive: true })
+  const out = join('bench-results', pglite ? 'latest-pglite.md' : 'latest.md')
+  writeFileSync(join(ROOT, out), text)
+  log(`written to ${out}`)
+} catch (err) {
+  // After Ctrl-C the children die first and their runners fail: that is not the bench failing.
+  if (!interrupted) log(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`)
+  process.exitCode = 1
+} finally {
+  await cleanup()
+}
+
+async function singleService (bench: BenchDatabase): Promise<{ notes: string, table: string }> {
+  let storage: Storage = { databaseUrl: bench.url }
+  if (pglite) {
+    dataDir = mkdtempSync(join(tmpdir(), 'fuel-bench-pglite-'))
+    storage = { dataDir }
+    // A fresh PGlite store's initdb takes seconds, longer than Fastify's plugin timeout on a busy
+    // machine: it is created (and migrated) here once, as after a first start.
+    const store = await openDatabase({ dataDir })
+    await migrateDatabase(store)
+    await store.close()
+    // The PostgreSQL side only holds the ceilings' tables: the service's schema, by its migrations.
+    const pg = await openDatabase({ url: bench.url, poolMax: 1 })
+    await migrateDatabase(pg, bench.url)
+    await pg.close()
+  }
+  const service = await startService('service', storage)
+  const rows: TableRow[] = []
+  let sql = ''
+  let afterIngest
+  try {
+    log(pglite ? 'ingest on PGlite: ~20k then ~100k rows, against COPY on PostgreSQL' : `ingest: ~20k and ~100k rows, ${repeat}× each, against COPY`)
+    const ingest = pglite ? await benchIngestPglite(service.url, bench.sql) : await benchIngest(service.url, bench.sql, repeat)
+    // The steady state of a table autovacuum has seen; plans must not depend on the timing of that.
+    await bench.sql`VACUUM ANALYZE fuel_prices`.simple()
+    rows.push(...ingestRows(ingest))
+    if (!soakOnly) {
+      rows.push(...await httpScenarios(service, bench.sql, settings, log))
+      const cold = await coldPages(service, bench.url, bench.sql, settings, log)
+      rows.push(cold.row)
+      sql = cold.sql
+    }
+    afterIngest = memory(service.pid)
+  } finally {
+    await stop(service.child)
+  }
+  // The memory target is the steady state of a serving replica: a fresh process on the loaded
+  // data, under a mixed load with the monthly-size ingest mixed in. The backfill process above
+  // is reported beside it.
+  const fresh = await startService('service-soak', storage)
+  try {
+    const idle = memory(fresh.pid).rss
+    // Every 10 s; a --quick soak still gets one.
+    const monthly = { csv: sampleCsv(1).csv, everySeconds: Math.min(10, Math.max(1, Math.floor(soakSeconds / 2))) }
+    log(`memory: ${soakSeconds} s mixed load on a fresh service, a 233-row ingest every ${monthly.everySeconds} s`)
+    rows.push(...soakRows(await soak(fresh, settings, soakSeconds, monthly), soakSeconds, monthly.everySeconds, pglite, { idle, afterIngest: afterIngest.rss, afterIngestPeak: afterIngest.hwm }))
+  } finally {
+    await stop(fresh.child)
+  }
+  const notes = [
+    'Ceilings: HTTP rows → a bare node:http server (bench/ceiling-http.ts) sending the bytes and representation headers the service sent for the same request; ' +
+    `cold /v1/prices pages → pgbench running the service's own SQL (captured from src/db/prices.ts through Drizzle's logger, its answer checked equal to the service's)${pglite ? ' on PostgreSQL holding the same rows' : ''}; ` +
+    `ingest → COPY of the same CSV bytes into \`CREATE TABLE … (LIKE fuel_prices INCLUDING ALL)\`${pglite ? ' on PostgreSQL' : ` (median of ${repeat})`}.`,
+    ...(sql === '' ? [] : ['pgbench script:\n\n```sql\n' + sql + '```'])
+  ]
+  return { notes: notes.join('\n\n'), table: `## Results${pglite ? ' (PGlite)' : ''}\n\n${LEGEND}\n\n${resultsTable(rows)}` }
+}
+
+function ingestRows (timings: IngestTiming[] | undefined): TableRow[] {
+  if (timings === undefined) {
+    return [{ scenario: 'ingest 20,038 rows', service: 'not available (404)', serviceP99: '—', ceiling: '—', ratio: undefined, target: { op: '<=', value: 1.5 } }]
+  }
+  return timings.map((t, i) => ({
+    scenario: `ingest ${num(t.rows)} rows (${(t.bytes / 1024 / 1024).toFixed(1)} MB CSV)${pglite ? ' on PGlite' : ''}, ${t.onto}`,
+    service: `${(t.serviceMs / 1000).toFixed(2)} s (${num(t.rows / t.serviceMs * 1000)} rows/s)`,
+    serviceP99: '—',
+    ceiling: `${(t.copyMs / 1000).toFixed(2)} s (COPY)`,
+    ratio: t.serviceMs / t.copyMs,
+    // Only the 20,038-row file on PostgreSQL has a target; the 100k one shows how the ingest scales.
+    ...(i === 0 && !pglite ? { target: { op: '<=' as const, value: 1.5 } } : {})
+  }))
+}

@@ -1,0 +1,148 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { request } from 'node:http'
+import { createServer, type AddressInfo } from 'node:net'
+
+/**
+ * Real processes, shared by the scale-out tests (test/replicas/_harness.ts) and the benchmark
+ * (bench/): a free port, a server started and waited for, its stop, and what /proc says of it.
+ */
+
+export const sleep = async (ms: number): Promise<void> => await new Promise((resolve) => setTimeout(resolve, ms))
+
+export async function freePort (): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+export interface ServerProcess {
+  url: string
+  pid: number
+  child: ChildProcess
+  /** Everything the process wrote (stdout and stderr), in order. */
+  output: () => string
+  /** Resolves with the exit code (null when killed by a signal) once the process has exited. */
+  exited: Promise<number | null>
+  /** Sends `signal` (SIGTERM by default) unless it has exited; resolves when it has. */
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>
+}
+
+export interface ServerOptions {
+  /** Arguments of `node` (the script and its flags). */
+  args: string[]
+  cwd: string
+  /** The whole environment of the child; PORT and HOST are set here. */
+  env: NodeJS.ProcessEnv
+  /** Called with each output line (e.g. to relay it with a prefix). */
+  onLine?: (line: string) => void
+  /** Health path answered 200 once ready. */
+  healthPath?: string
+  timeoutMs?: number
+}
+
+/** Spawns a Node server on a free port of 127.0.0.1 and waits until its health path answers 200. */
+export async function startServer (options: ServerOptions): Promise<ServerProcess> {
+  const port = await freePort()
+  let log = ''
+  const child = spawn(process.execPath, options.args, {
+    cwd: options.cwd,
+    env: { ...options.env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  const take = (d: Buffer): void => {
+    const text = d.toString()
+    log += text
+    if (options.onLine !== undefined) for (const line of text.split('\n')) if (line.trim() !== '') options.onLine(line)
+  }
+  child.stdout?.on('data', take)
+  child.stderr?.on('data', take)
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+    return await exited
+  }
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000) // migrations run at start
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} during start:\n${log.slice(-3000)}`)
+    const health = await rawGet(`${url}${options.healthPath ?? '/v1/health'}`).catch(() => undefined)
+    if (health?.status === 200) break
+    if (Date.now() > deadline) { await stop('SIGKILL'); throw new Error(`server not healthy in time:\n${log.slice(-3000)}`) }
+    await sleep(200)
+  }
+  return { url, pid: child.pid as number, child, output: () => log, exited, stop }
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`: a service drains in-flight requests first. */
+export async function stopProcess (child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
+  await exited
+  clearTimeout(timer)
+}
+
+export interface Memory { rss: number, hwm: number }
+
+/** VmRSS and VmHWM (peak) in bytes, from /proc: what the kernel charges the process. */
+export function memory (pid: number): Memory {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = (field: string): number => Number(new RegExp(`^${field}:\\s*(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM') }
+}
+
+/** Resets VmHWM to the current RSS (Linux clear_refs 5), so a later peak is that phase's own. */
+export function resetPeak (pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5')
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Clock ticks per second of /proc/<pid>/stat; 100 on every Linux the project runs on (USER_HZ). */
+const CLOCK_TICKS = 100
+
+/**
+ * CPU seconds the process has used so far (utime + stime of /proc/<pid>/stat, all its threads),
+ * or undefined once it has gone. Resolution: one clock tick (10 ms).
+ */
+export function cpuSeconds (pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
+  } catch {
+    return undefined
+  }
+}
+
+export interface RawResponse { status: number, headers: Record<string, string>, body: Buffer }
+
+/** node:http rather than fetch: fetch would decompress gzip, and the bytes as sent are wanted. */
+export async function rawGet (url: string, headers: Record<string, string> = {}): Promise<RawResponse> {
+  return await new Promise((resolve, reject) => {
+    const req = request(url, { headers, agent: false }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () => {
+        const flat: Record<string, string> = {}
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k] = Array.isArray(v) ? v.join(', ') : v
+        resolve({ status: res.statusCode ?? 0, headers: flat, body: Buffer.concat(chunks) })
+      })
+      res.on('error', reject)
+    })
+    req.setTimeout(30_000, () => req.destroy(new Error(`GET ${url}: no answer in 30 s`)))
+    req.on('error', reject)
+    req.end()
+  })
+}
