@@ -41,7 +41,7 @@ export function unexpected (r: LoadResult, expected: number[] = [200]): string |
 }
 
 /** Warm-up (not measured), then a run with the server's CPU time read before and after. */
-async function measured (url: string, request: LoadRequest, s: LoadSettings, meter: CpuMeter): Promise<{ r: LoadResult, cpu: number }> {
+export async function measured (url: string, request: LoadRequest, s: LoadSettings, meter: CpuMeter): Promise<{ r: LoadResult, cpu: number }> {
   if (s.warmupSec > 0) await load(url, [request], s, { durationSec: s.warmupSec })
   await meter.start()
   const r = await load(url, [request], s)

@@ -3,6 +3,7 @@ import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openDatabase } from '../src/db/client.js'
 import { migrateDatabase } from '../src/db/migrate.js'
+import { ablation } from './ablation.js'
 import { createBenchDatabase, type BenchDatabase } from './database.js'
 import { benchIngest, benchIngestPglite, sampleCsv, type IngestTiming } from './ingest.js'
 import { soak, soakRows } from './memory.js'
@@ -17,6 +18,7 @@ import { ensureWrk } from './wrk.js'
  * under test is the production build (package.json's `start`); every figure is paired with a
  * ceiling measured in the same run on the same machine, so the ratios mean something even on a
  * small shared box. `--quick`: seconds-long runs, to check that every row prints (no figures).
+ * `--ablation`: only the per-plugin cost table of the latest-prices hot path (bench/ablation.ts).
  */
 const flags = new Set(process.argv.slice(2))
 const quick = flags.has('--quick')
@@ -49,6 +51,23 @@ const LEGEND = '**ratio req/s** = service req/s ÷ ceiling req/s; **ratio CPU/re
 const log = (message: string): void => { process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`) }
 
 const wrkVersion = ensureWrk(log)
+if (flags.has('--ablation')) {
+  // Each per-request plugin's share of GET /v1/prices/latest; needs no PostgreSQL.
+  const loadStart = loadavg()[0] ?? Number.NaN
+  const table = await ablation(settings, positive('BENCH_ABLATION_PASSES', quick ? 1 : 2), log)
+  const text = [
+    `# Benchmark: plugin ablation${quick ? ' (--quick: a smoke run, figures meaningless)' : ''}`,
+    machineLine(machine('not used')),
+    `Load: ${wrkVersion.split(' [')[0] ?? 'wrk'}, \`wrk -t1 -c${settings.connections}\`, ${settings.durationSec} s per run after ${settings.warmupSec} s warm-up, ` +
+    `a fresh X-Forwarded-For per request. Load average (1 min): ${loadStart.toFixed(2)} at start, ${loadavg()[0]?.toFixed(2) ?? '?'} at end.`,
+    table
+  ].join('\n\n') + '\n'
+  process.stdout.write(text)
+  mkdirSync(join(ROOT, 'bench-results'), { recursive: true })
+  writeFileSync(join(ROOT, 'bench-results', 'ablation.md'), text)
+  await stopAll()
+  process.exit(0)
+}
 const db = await createBenchDatabase(adminUrl)
 log(`database ${db.name}${pglite ? ' (ceilings only; the service runs on PGlite)' : ''}`)
 let dataDir: string | undefined

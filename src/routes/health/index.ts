@@ -5,7 +5,7 @@ import { cycleOf, todayInKenya } from '../../domain/cycle.js'
 import { operations } from '../../generated/openapi.js'
 
 /** D25: answer within 2 s even when the database hangs; the ping gets 1.5 s of that. */
-const HEALTH_PING_TIMEOUT_MS = 1500
+export const HEALTH_PING_TIMEOUT_MS = 1500
 
 const health: FastifyPluginAsyncTypebox = async (app) => {
   // Exempt from rate limiting (spec 8), never cached (D17). The freshness query is the

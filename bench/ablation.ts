@@ -1,0 +1,59 @@
+import { CpuMeter } from './cpu.js'
+import { startJsonServer, stop } from './processes.js'
+import { measured, unexpected, type LoadSettings } from './reads.js'
+import { markdownTable, num } from './stats.js'
+
+/** The plugins a GET /v1/prices/latest passes through besides the route and the read cache. */
+const PER_REQUEST = ['cors', 'rate-limit', 'metrics', 'http-caching', 'early-answer', 'body-idle-timeout', 'graceful-close', 'empty-query-values']
+
+type Variant = { swap: string[] } | { bare: 'fastify' | 'node:http' }
+const VARIANTS: Array<{ label: string, variant: Variant }> = [
+  { label: 'the service, every plugin', variant: { swap: [] } },
+  ...PER_REQUEST.map((name) => ({ label: `without ${name}`, variant: { swap: [name] } })),
+  { label: `without all ${PER_REQUEST.length} of them`, variant: { swap: PER_REQUEST } },
+  { label: 'bare Fastify route sending the same bytes', variant: { bare: 'fastify' } },
+  { label: 'bare node:http sending the same bytes', variant: { bare: 'node:http' } }
+]
+
+interface Figures { rps: number, cpu: number, problem: string | undefined }
+
+/**
+ * `npm run bench -- --ablation` (issue 12): what each per-request plugin costs GET
+ * /v1/prices/latest, measured by taking it out. Every variant (bench/ablation-server.ts) is the
+ * service with the named plugins swapped for empty stand-ins, under the same wrk load; a plugin's
+ * share is the server CPU per request it saves. Each variant runs `passes` times, interleaved,
+ * and keeps its lowest CPU per request and highest req/s: on a shared machine interference only
+ * ever adds cost, so the best run is the closest to the variant's own.
+ */
+export async function ablation (s: LoadSettings, passes: number, log: (m: string) => void): Promise<string> {
+  const best: Figures[] = VARIANTS.map(() => ({ rps: 0, cpu: Number.POSITIVE_INFINITY, problem: undefined }))
+  for (let pass = 1; pass <= passes; pass++) {
+    for (const [i, { label, variant }] of VARIANTS.entries()) {
+      log(`ablation ${pass}/${passes}: ${label}`)
+      const { child, ready } = await startJsonServer<{ port: number }>('ablation-server.ts', JSON.stringify(variant))
+      try {
+        const { r, cpu } = await measured(`http://127.0.0.1:${ready.port}`, { path: '/v1/prices/latest' }, s, new CpuMeter([child.pid as number]))
+        const figures = best[i] as Figures
+        figures.rps = Math.max(figures.rps, r.rps)
+        figures.cpu = Math.min(figures.cpu, cpu)
+        figures.problem ??= unexpected(r)
+      } finally {
+        await stop(child)
+      }
+    }
+  }
+  const full = (best[0] as Figures).cpu
+  const rows = VARIANTS.map(({ label }, i) => {
+    const f = best[i] as Figures
+    const saved = full - f.cpu
+    return [
+      label + (f.problem === undefined ? '' : ` (⚠ ${f.problem})`),
+      num(f.rps),
+      `${num(f.cpu * 1e6, 1)} µs`,
+      i === 0 ? '—' : `${num(saved * 1e6, 1)} µs (${num(saved / full * 100)} %)`
+    ]
+  })
+  return `## Ablation: GET /v1/prices/latest (all towns)\n\nServer CPU per request is utime + stime of the server process over the run ÷ requests; ` +
+    `best of ${passes} interleaved passes. "Saved" is what the full service costs more than the variant: the plugin's share.\n\n` +
+    markdownTable(['variant', 'req/s', 'CPU/req', 'saved vs the full service'], rows)
+}
