@@ -45,6 +45,9 @@ export function serverOptions (config: Config, logger?: FastifyServerOptions['lo
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     requestIdHeader: 'x-request-id',
     return503OnClosing: false,
+    // D36: on a new PGlite data directory the database plugin runs initdb (in a child) and every
+    // migration, which can outlast Fastify's default 10 s on a busy machine.
+    pluginTimeout: 60_000,
     ...timeoutServerOptions(config), // D32
     clientErrorHandler, // D19 + D32: node:http's own 400/408/431 in the envelope
     ajv: {

@@ -1,8 +1,11 @@
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { setFlagsFromString } from 'node:v8'
 import type { PGlite } from '@electric-sql/pglite'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import postgres from 'postgres'
+import { initPgliteDataDir, pgliteStartParams } from './pglite-memory.js'
 import * as schema from './schema.js'
 
 export type AppDb = PgDatabase<PgQueryResultHKT, typeof schema>
@@ -68,10 +71,17 @@ export function postgresDatabase (sql: postgres.Sql, schemaName?: string): Datab
 
 /** An embedded PGlite in `dataDir` (created if needed), or in memory for 'memory://'. */
 export async function createPglite (dataDir: string): Promise<PGlite> {
-  if (!dataDir.includes('://')) mkdirSync(dataDir, { recursive: true })
+  const onDisk = !dataDir.includes('://')
+  if (onDisk) mkdirSync(dataDir, { recursive: true })
+  // D36: V8's optimising tier would compile PGlite's 9 MB of WASM a second time (~70 MB of code);
+  // the baseline compiler alone is enough for this workload. Set before the first compilation.
+  setFlagsFromString('--liftoff-only')
+  // D36: a new directory is created by initdb in a short-lived child process: initdb runs in a
+  // second PGlite instance whose heap (~500 MB at its peak) would otherwise stay with the service.
+  if (onDisk && !existsSync(join(dataDir, 'PG_VERSION'))) await initPgliteDataDir(dataDir)
   // Loaded only in this mode: PGlite's bundle is several MB that a PostgreSQL replica never needs.
   const { PGlite } = await import('@electric-sql/pglite')
-  return await PGlite.create(dataDir)
+  return await PGlite.create(dataDir, { startParams: pgliteStartParams(PGlite.defaultStartParams) })
 }
 
 /** A Database over a PGlite client, which it closes. */

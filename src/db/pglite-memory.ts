@@ -1,0 +1,75 @@
+/**
+ * D36: what keeps the embedded PGlite small: its PostgreSQL settings, and a new data directory
+ * created by initdb in a short-lived child process (createPglite in client.ts uses both).
+ */
+import { spawn } from 'node:child_process'
+import { realpathSync } from 'node:fs'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+const SELF = fileURLToPath(import.meta.url)
+
+/**
+ * D36: PostgreSQL settings of the embedded PGlite, chosen for memory. PGlite's WASM heap only ever
+ * grows, so every buffer PostgreSQL sizes at start or fills once stays resident. Its defaults
+ * (shared_buffers ~160 MB) made a fresh process sit at ~800 MB; these keep it under 200 MB.
+ * Durability settings (synchronous_commit, full_page_writes) are left as PostgreSQL has them.
+ */
+export const PGLITE_MEMORY_SETTINGS: Readonly<Record<string, string>> = {
+  shared_buffers: '16MB', // the whole data set (~3,000 rows a year) fits many times over
+  wal_buffers: '512kB',
+  min_wal_size: '32MB', // two 16 MB segments kept for reuse (on disk; in the heap for memory://)
+  max_wal_size: '64MB', // checkpoint at most every 64 MB of WAL: a short crash recovery
+  work_mem: '4MB',
+  maintenance_work_mem: '16MB', // index builds (migrations) never take the heap past this
+  temp_buffers: '1MB' // no temporary tables are used
+}
+
+/** D36: PGlite's own start parameters (single-user mode, its -F …) plus the memory settings. */
+export function pgliteStartParams (defaults: readonly string[]): string[] {
+  return [...defaults, ...Object.entries(PGLITE_MEMORY_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`])]
+}
+
+/**
+ * D36: runs initdb for `dataDir` in a child process; rejects with the child's last error line.
+ * PGlite runs initdb in a second WASM instance inside the calling process; that heap and the tar
+ * copy of the new directory peak near 800 MB, and a process keeps most of it resident after the
+ * instance is closed. A child returns it all to the system when it exits.
+ */
+export async function initPgliteDataDir (dataDir: string): Promise<void> {
+  // execArgv carries a loader such as tsx (tests, `npm run dev`), so SELF runs as it was loaded;
+  // without V8's optimising tier initdb takes ~3 s instead of ~4.5 s (less to compile).
+  const args = [...process.execArgv, '--liftoff-only', SELF, dataDir]
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d })
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject)
+    child.once('close', resolve)
+  })
+  if (code !== 0) {
+    const last = stderr.trim().split('\n').filter((l) => l.trim() !== '').pop() ?? `exit code ${String(code)}`
+    throw new Error(`could not create the PGlite data directory ${dataDir}: ${last}`)
+  }
+}
+
+async function main (dataDir: string): Promise<void> {
+  const { PGlite } = await import('@electric-sql/pglite')
+  // create() runs initdb and a first start; close() ends it with a shutdown checkpoint.
+  const pg = await PGlite.create(dataDir, { startParams: pgliteStartParams(PGlite.defaultStartParams) })
+  await pg.close()
+}
+
+if (process.argv[1] !== undefined && pathToFileURL(realpathSync(process.argv[1])).href === pathToFileURL(realpathSync(SELF)).href) {
+  const dataDir = process.argv[2]
+  if (dataDir === undefined) {
+    console.error('usage: pglite-initdb DATA_DIR')
+    process.exitCode = 2
+  } else {
+    try {
+      await main(dataDir)
+    } catch (err) {
+      console.error((err as Error).message)
+      process.exitCode = 1
+    }
+  }
+}
