@@ -7,16 +7,67 @@
  * Prints one line per figure. A measurement to run a few times, not a test.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { request } from 'node:http'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { freePort, memory, productionStartArgs, rawGet, ROOT, stop } from './bench/processes.js'
 import { cycleOf, cycleStartingIn, todayInKenya } from '../src/domain/cycle.js'
+import { projectRoot } from '../src/project-root.js'
 import { loadSampleTowns, sampleCycles } from './sample/generate.js'
 
 const TOKEN = 'measure-token'
 const MB = 1024 * 1024
+const ROOT = projectRoot()
+
+/** The arguments of package.json's `start` after `node`, so this runs the server as it runs. */
+function productionStartArgs (): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  const [command, ...args] = pkg.scripts.start.trim().split(/\s+/)
+  if (command !== 'node') throw new Error(`package.json start is not a plain node command: ${pkg.scripts.start}`)
+  return args
+}
+
+/** VmRSS and VmHWM (peak) in bytes, from /proc: what the kernel charges the process. */
+function memory (pid: number): { rss: number, hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = (field: string): number => Number(new RegExp(`^${field}:\\s*(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM') }
+}
+
+async function freePort (): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0))
+    })
+  })
+}
+
+/** A GET's status, body read and dropped (node:http: no fetch pool in the way). */
+async function rawGet (url: string, headers: Record<string, string> = {}): Promise<{ status: number }> {
+  return await new Promise((resolve, reject) => {
+    const req = request(url, { headers, agent: false }, (res) => {
+      res.resume()
+      res.once('end', () => resolve({ status: res.statusCode ?? 0 }))
+    })
+    req.once('error', reject)
+    req.end()
+  })
+}
+
+/** SIGTERM (the server drains and exits), SIGKILL after 10 s. */
+async function stop (child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+  await exited
+  clearTimeout(timer)
+}
 
 interface Running { child: ChildProcess, pid: number, url: string }
 

@@ -77,7 +77,7 @@ export async function createPglite (dataDir: string): Promise<PGlite> {
   // the baseline compiler alone is enough for this workload. Set before the first compilation.
   setFlagsFromString('--liftoff-only')
   // D36: a new directory is created by initdb in a short-lived child process: initdb runs in a
-  // second PGlite instance whose heap (~500 MB at its peak) would otherwise stay with the service.
+  // second PGlite instance (~750 MB at its peak), 300-500 MB of which would stay with the service.
   if (onDisk && !existsSync(join(dataDir, 'PG_VERSION'))) await initPgliteDataDir(dataDir)
   // Loaded only in this mode: PGlite's bundle is several MB that a PostgreSQL replica never needs.
   const { PGlite } = await import('@electric-sql/pglite')

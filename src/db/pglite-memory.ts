@@ -3,7 +3,8 @@
  * created by initdb in a short-lived child process (createPglite in client.ts uses both).
  */
 import { spawn } from 'node:child_process'
-import { realpathSync } from 'node:fs'
+import { mkdirSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const SELF = fileURLToPath(import.meta.url)
@@ -36,9 +37,29 @@ export function pgliteStartParams (defaults: readonly string[]): string[] {
  * instance is closed. A child returns it all to the system when it exits.
  */
 export async function initPgliteDataDir (dataDir: string): Promise<void> {
+  // Built in a staging directory inside dataDir (same file system, and writable where dataDir
+  // is), then moved up with PG_VERSION last: an interrupted creation never leaves a directory
+  // that createPglite would take for a complete one.
+  const staging = join(dataDir, STAGING)
+  try {
+    mkdirSync(dataDir, { recursive: true })
+    rmSync(staging, { recursive: true, force: true })
+    await runInitdbChild(staging)
+    const names = readdirSync(staging).sort((a, b) => Number(a === 'PG_VERSION') - Number(b === 'PG_VERSION'))
+    for (const name of names) renameSync(join(staging, name), join(dataDir, name))
+    rmSync(staging, { recursive: true, force: true })
+  } catch (err) {
+    const message = (err as Error).message.trim().split('\n').filter((l) => l.trim() !== '').pop() ?? 'unknown error'
+    throw new Error(`could not create the PGlite data directory ${dataDir}: ${message}`)
+  }
+}
+
+const STAGING = '.initdb'
+
+async function runInitdbChild (dir: string): Promise<void> {
   // execArgv carries a loader such as tsx (tests, `npm run dev`), so SELF runs as it was loaded;
   // without V8's optimising tier initdb takes ~3 s instead of ~4.5 s (less to compile).
-  const args = [...process.execArgv, '--liftoff-only', SELF, dataDir]
+  const args = [...process.execArgv, '--liftoff-only', SELF, dir]
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d })
@@ -46,10 +67,7 @@ export async function initPgliteDataDir (dataDir: string): Promise<void> {
     child.once('error', reject)
     child.once('close', resolve)
   })
-  if (code !== 0) {
-    const last = stderr.trim().split('\n').filter((l) => l.trim() !== '').pop() ?? `exit code ${String(code)}`
-    throw new Error(`could not create the PGlite data directory ${dataDir}: ${last}`)
-  }
+  if (code !== 0) throw new Error(stderr.trim() !== '' ? stderr : `initdb child exited with ${String(code)}`)
 }
 
 async function main (dataDir: string): Promise<void> {

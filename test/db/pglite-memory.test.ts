@@ -36,6 +36,8 @@ t.test('[D36] a new data directory is created by the initdb child; a failure is 
   const dataDir = join(parent, 'data')
   await initPgliteDataDir(dataDir)
   t.ok(existsSync(join(dataDir, 'PG_VERSION')), 'PG_VERSION written')
+  t.ok(existsSync(join(dataDir, 'base')) && existsSync(join(dataDir, 'global')), 'the cluster moved up')
+  t.notOk(existsSync(join(dataDir, '.initdb')), 'no staging directory left')
 
   const notADirectory = join(parent, 'file')
   writeFileSync(notADirectory, 'x')
