@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { extname, join, relative } from 'node:path'
 import t from 'tap'
+import { parse } from 'yaml'
 
 /**
  * Every decision id (`Dn`) and specification section (`spec 4.5`, `[spec 7]`) cited in the project
@@ -145,6 +146,15 @@ t.test('each heading is followed by text, and each id has one heading', async (t
   const expected = [...Array.from({ length: 36 }, (_, i) => `D${i + 1}`), 'D40', 'D41', 'D42', 'D43', 'D44']
   t.same(headings(decisionsMd, DECISION_HEADING).map((h) => h.id), expected)
   t.match(decisionsMd, /^## Ids 37–39\n\n.* are unassigned/m, 'ids 37–39 are said to be unassigned')
+})
+
+t.test('every operation of openapi.yaml has a section of docs/api-rules.md', async (t) => {
+  const contract = parse(readFileSync(join(root, 'openapi.yaml'), 'utf8')) as { paths: Record<string, Record<string, unknown>> }
+  const titles = headings(rulesMd, SECTION_HEADING).map((h) => h.title)
+  const operations = Object.entries(contract.paths).flatMap(([path, item]) =>
+    Object.keys(item).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m)).map((m) => `${m.toUpperCase()} ${path}`))
+  t.ok(operations.length >= 13, `operations found (${operations.length})`)
+  t.same(operations.filter((op) => !titles.some((title) => title.includes(op))), [])
 })
 
 t.test('the check fails, naming file and id, when a heading is removed or emptied', async (t) => {
