@@ -20,6 +20,7 @@ import readCache from './plugins/app/read-cache.js'
 import cors from './plugins/external/cors.js'
 import rateLimit from './plugins/external/rate-limit.js'
 import type { SlidingWindowStore } from './ratelimit/sliding-window.js'
+import { PLUGIN_TIMEOUT_MS } from './startup-errors.js'
 import cyclesRoutes from './routes/cycles/index.js'
 import docsRoutes, { DOCS_PREFIX } from './routes/docs/index.js'
 import healthRoutes from './routes/health/index.js'
@@ -45,6 +46,10 @@ export function serverOptions (config: Config, logger?: FastifyServerOptions['lo
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     requestIdHeader: 'x-request-id',
     return503OnClosing: false,
+    // D33: Fastify's default 10 s per plugin is shorter than PGlite's first start (initdb and the
+    // migrations) on a loaded 2-core machine, and a plugin timeout is a confusing way to fail;
+    // PostgreSQL connections give up long before this on their own (connect_timeout, D32).
+    pluginTimeout: PLUGIN_TIMEOUT_MS,
     ...timeoutServerOptions(config), // D32
     clientErrorHandler, // D19 + D32: node:http's own 400/408/431 in the envelope
     ajv: {
