@@ -20,6 +20,7 @@ import readCache from './plugins/app/read-cache.js'
 import cors from './plugins/external/cors.js'
 import rateLimit from './plugins/app/rate-limit.js'
 import type { SlidingWindowStore } from './ratelimit/sliding-window.js'
+import { PLUGIN_TIMEOUT_MS } from './startup-errors.js'
 import cyclesRoutes from './routes/cycles/index.js'
 import docsRoutes, { DOCS_PREFIX } from './routes/docs/index.js'
 import healthRoutes from './routes/health/index.js'
@@ -45,9 +46,10 @@ export function serverOptions (config: Config, logger?: FastifyServerOptions['lo
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     requestIdHeader: 'x-request-id',
     return503OnClosing: false,
-    // D36: on a new PGlite data directory the database plugin runs initdb (in a child) and every
-    // migration, which can outlast Fastify's default 10 s on a busy machine.
-    pluginTimeout: 60_000,
+    // D33, D36: Fastify's default 10 s per plugin is shorter than PGlite's first start (initdb in
+    // its child and the migrations) on a loaded 2-core machine, and a plugin timeout is a confusing way to fail;
+    // PostgreSQL connections give up long before this on their own (connect_timeout, D32).
+    pluginTimeout: PLUGIN_TIMEOUT_MS,
     ...timeoutServerOptions(config), // D32
     clientErrorHandler, // D19 + D32: node:http's own 400/408/431 in the envelope
     ajv: {

@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import { createServer, type AddressInfo, type Socket } from 'node:net'
 import t from 'tap'
-import { chromiumUnavailable, needs, redisUnavailable, TEST_REDIS_URL } from './services.js'
+import { chromiumUnavailable, needs, postgresUnavailable, redisUnavailable, TEST_POSTGRES_URL, TEST_REDIS_URL } from './services.js'
 
 /** D34: the probe behind every Redis or Chromium test answers within 2 s, with a reason. */
 
@@ -28,6 +28,14 @@ t.test('[D34] a server that accepts but never answers is given up on after the t
   t.teardown(() => { for (const s of sockets) s.destroy(); silent.close() })
   const { port } = silent.address() as AddressInfo
   t.equal(await redisUnavailable(`redis://127.0.0.1:${port}`, 300), `Redis at 127.0.0.1:${port} did not answer PING within 300 ms`)
+})
+
+t.test('[D34] PostgreSQL: nothing listening is named; the real server of TEST_POSTGRES_URL accepts', async (t) => {
+  const port = await closedPort()
+  t.equal(await postgresUnavailable(`postgres://postgres@127.0.0.1:${port}/x`), `PostgreSQL is not reachable at 127.0.0.1:${port} (ECONNREFUSED)`)
+  t.test('the real one', await needs('postgres'), async (t) => {
+    t.equal(await postgresUnavailable(TEST_POSTGRES_URL), undefined)
+  })
 })
 
 t.test('[D34] a URL that is not one is a reason too', async (t) => {

@@ -20,7 +20,7 @@ export const REQUIRE_SERVICES = process.env.REQUIRE_SERVICES === '1'
  */
 const PROBE_TIMEOUT_MS = REQUIRE_SERVICES ? 15_000 : 2000
 
-export type Service = 'redis' | 'chromium'
+export type Service = 'redis' | 'chromium' | 'postgres'
 
 /** Why Redis cannot be used (undefined when it answers PING within the timeout). */
 export async function redisUnavailable (url = TEST_REDIS_URL, timeoutMs = PROBE_TIMEOUT_MS): Promise<string | undefined> {
@@ -70,13 +70,39 @@ export function chromiumUnavailable (path = CHROMIUM_PATH): string | undefined {
   }
 }
 
+/**
+ * A PostgreSQL server for the few tests that need one even on the PGlite pass (a start-up
+ * failure naming a missing database, D33): TEST_DATABASE_URL's server, else the local default.
+ */
+export const TEST_POSTGRES_URL = nonEmpty(process.env.TEST_DATABASE_URL) ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+
+/** Why PostgreSQL cannot be used (undefined when its port accepts a connection within the timeout). */
+export async function postgresUnavailable (url = TEST_POSTGRES_URL, timeoutMs = PROBE_TIMEOUT_MS): Promise<string | undefined> {
+  const target = new URL(url)
+  const host = target.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1'
+  const port = Number(target.port === '' ? 5432 : target.port)
+  return await new Promise((resolve) => {
+    const socket = net.connect({ host, port })
+    const finish = (reason: string | undefined): void => {
+      clearTimeout(timer)
+      socket.destroy()
+      resolve(reason)
+    }
+    const timer = setTimeout(() => finish(`PostgreSQL at ${host}:${port} did not accept a connection within ${timeoutMs} ms`), timeoutMs)
+    socket.once('connect', () => finish(undefined))
+    socket.once('error', (err: NodeJS.ErrnoException) => finish(`PostgreSQL is not reachable at ${host}:${port} (${err.code ?? err.message})`))
+  })
+}
+
 const probes = new Map<Service, Promise<string | undefined>>()
 
 /** The reason a service is missing, probed once per test process. */
 export async function unavailable (service: Service): Promise<string | undefined> {
   let probe = probes.get(service)
   if (probe === undefined) {
-    probe = service === 'redis' ? redisUnavailable() : Promise.resolve(chromiumUnavailable())
+    probe = service === 'redis'
+      ? redisUnavailable()
+      : service === 'postgres' ? postgresUnavailable() : Promise.resolve(chromiumUnavailable())
     probes.set(service, probe)
   }
   return await probe

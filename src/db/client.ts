@@ -5,6 +5,7 @@ import type { PGlite } from '@electric-sql/pglite'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import postgres from 'postgres'
+import { lockDataDir } from './data-dir-lock.js'
 import { initPgliteDataDir, pgliteStartParams } from './pglite-memory.js'
 import * as schema from './schema.js'
 
@@ -39,7 +40,17 @@ export interface DatabaseOptions {
 
 export async function openDatabase (options: DatabaseOptions): Promise<Database> {
   if (options.url !== undefined) return postgresDatabase(postgres(options.url, postgresOptions(options)), options.schema)
-  return await pgliteDatabase(await createPglite(options.dataDir ?? 'memory://'))
+  const dataDir = options.dataDir ?? 'memory://'
+  // D33: one process at a time on a data directory; PGlite takes no lock of its own.
+  const lock = dataDir.includes('://') ? undefined : lockDataDir(dataDir)
+  try {
+    const database = await pgliteDatabase(await createPglite(dataDir))
+    if (lock === undefined) return database
+    return { ...database, close: async () => { try { await database.close() } finally { lock.release() } } }
+  } catch (err) {
+    lock?.release()
+    throw err
+  }
 }
 
 /** How the service connects to PostgreSQL: pool size, timeouts, and the search_path for tests. */

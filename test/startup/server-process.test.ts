@@ -1,0 +1,87 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t, { type Test } from 'tap'
+import { needs, TEST_POSTGRES_URL } from '../services.js'
+
+/** D33/D35: the server started as a real process (from source through tsx, as test/replicas does). */
+const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url))
+// Resolved here, so a working directory outside the project (the .env test) still finds tsx.
+const TSX = import.meta.resolve('tsx')
+
+interface Run { code: number | null, stderr: string, stdout: string }
+
+async function runServer (env: Record<string, string>, cwd = fileURLToPath(new URL('../..', import.meta.url)), untilListening = false): Promise<Run> {
+  const child = spawn(process.execPath, ['--import', TSX, SERVER], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString()
+    if (untilListening && stdout.includes('Server listening')) child.kill('SIGTERM')
+  })
+  child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)))
+  return { code, stderr, stdout }
+}
+
+function assertOneLine (t: Test, run: Run, expected: string): void {
+  t.equal(run.code, 1, 'exit code 1')
+  t.equal(run.stderr, `${expected}\n`, 'stderr is exactly one line')
+  t.notMatch(run.stderr, /\n\s+at /, 'no stack trace')
+}
+
+async function busyPort (t: Test): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { server.close() })
+  return (server.address() as AddressInfo).port
+}
+
+t.test('[D33] the port already in use', async (t) => {
+  const port = await busyPort(t)
+  const dir = mkdtempSync(join(tmpdir(), 'fuel-d33-'))
+  assertOneLine(t, await runServer({ PORT: String(port), DATA_DIR: join(dir, 'data') }), `Cannot start: port ${port} is already in use on 127.0.0.1 (PORT, HOST)`)
+})
+
+t.test('[D33] a DATA_DIR that cannot be created', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'fuel-d33-'))
+  writeFileSync(join(dir, 'file'), '')
+  const dataDir = join(dir, 'file', 'data')
+  assertOneLine(t, await runServer({ PORT: '0', DATA_DIR: dataDir }), `Cannot start: DATA_DIR ${dataDir} is not writable (ENOTDIR); fix its permissions or set another DATA_DIR`)
+})
+
+t.test('[D33] a DATA_DIR held by a running process', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'fuel-d33-'))
+  // This test process is alive: its pid in the lock file is another running instance.
+  writeFileSync(join(dir, 'fuel-price-service.lock'), `${process.pid}\n`)
+  assertOneLine(t, await runServer({ PORT: '0', DATA_DIR: dir }), `Cannot start: DATA_DIR ${dir} is in use by another running instance of the service (pid ${process.pid}); stop it or set another DATA_DIR`)
+})
+
+t.test('[D33] an unreachable PostgreSQL server', async (t) => {
+  assertOneLine(t, await runServer({ PORT: '0', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/fuel' }), 'Cannot start: the PostgreSQL server at 127.0.0.1:1 is not reachable (ECONNREFUSED); check DATABASE_URL and that PostgreSQL is running')
+})
+
+t.test('[D33] a database that does not exist', await needs('postgres'), async (t) => {
+  const url = new URL(TEST_POSTGRES_URL)
+  url.pathname = '/fuel_d33_no_such_database'
+  assertOneLine(t, await runServer({ PORT: '0', DATABASE_URL: url.toString() }), `Cannot start: database "fuel_d33_no_such_database" does not exist on the PostgreSQL server at ${url.hostname}:${url.port === '' ? '5432' : url.port} (DATABASE_URL)`)
+})
+
+t.test('[D35] .env in the working directory is read; the environment wins', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'fuel-d35-'))
+  const port = await busyPort(t)
+  writeFileSync(join(dir, '.env'), `PORT=${port}\nDATA_DIR=${join(dir, 'data')}\n`)
+  // PORT from .env is the busy port: the start fails naming it.
+  assertOneLine(t, await runServer({}, dir), `Cannot start: port ${port} is already in use on 127.0.0.1 (PORT, HOST)`)
+  // PORT=0 in the environment overrides the file: the server starts (and is stopped).
+  const run = await runServer({ PORT: '0' }, dir, true)
+  t.equal(run.stderr, '')
+  t.match(run.stdout, /Server listening at http:\/\/127\.0\.0\.1:\d+/)
+})
