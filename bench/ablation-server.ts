@@ -2,6 +2,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { Registry } from 'prom-client'
 import { buildApp, servicePlugins, type ServicePlugin } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { sampleCsv } from './ingest.js'
@@ -25,7 +26,8 @@ function standIn (name: string): ServicePlugin {
       if (name === 'rate-limit') app.decorate('rateLimit', () => (_request, _reply, done) => { done() })
       if (name === 'metrics') {
         const counter = { inc: () => {} }
-        app.decorate('metrics', { registry: undefined, ingests: counter, rowsIngested: counter } as never)
+        // A registry of its own, for what other plugins register in it (the read cache's tallies).
+        app.decorate('metrics', { registry: new Registry(), ingests: counter, rowsIngested: counter } as never)
       }
     }, { name })
   }

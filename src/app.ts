@@ -17,13 +17,14 @@ import httpCaching from './plugins/app/http-caching.js'
 import metrics from './plugins/app/metrics.js'
 import pricesRepository from './plugins/app/prices-repository.js'
 import readCache from './plugins/app/read-cache.js'
-import cors from './plugins/external/cors.js'
+import cors from './plugins/app/cors.js'
 import rateLimit from './plugins/app/rate-limit.js'
 import type { SlidingWindowStore } from './ratelimit/sliding-window.js'
 import { PLUGIN_TIMEOUT_MS } from './startup-errors.js'
 import cyclesRoutes from './routes/cycles/index.js'
 import docsRoutes, { DOCS_PREFIX } from './routes/docs/index.js'
 import healthRoutes from './routes/health/index.js'
+import metricsRoutes from './routes/metrics/index.js'
 import ingestRoutes from './routes/ingest/index.js'
 import pricesRoutes from './routes/prices/index.js'
 import townsRoutes from './routes/towns/index.js'
@@ -85,20 +86,22 @@ export interface ServicePlugin {
 export function servicePlugins (options: AppOptions): ServicePlugin[] {
   const { config } = options
   return [
+    // These two see every route as it is declared (onRoute), so they come before any plugin that declares one.
+    { name: 'http-caching', plugin: httpCaching },
+    { name: 'metrics', plugin: metrics },
     { name: 'cors', plugin: cors, options: { origins: config.corsOrigins } },
     { name: 'rate-limit', plugin: rateLimit, options: { store: options.rateLimitStore, redisUrl: config.redisUrl, exemptPrefixes: [DOCS_PREFIX] } },
     { name: 'empty-query-values', plugin: emptyQueryValues },
     { name: 'graceful-close', plugin: gracefulClose },
     { name: 'early-answer', plugin: earlyAnswer, options: { maxBytes: config.maxUploadBytes } },
     { name: 'body-idle-timeout', plugin: bodyIdleTimeout, options: { idleMs: config.bodyIdleTimeoutMs } },
-    { name: 'http-caching', plugin: httpCaching },
     { name: 'errors', plugin: errors },
     { name: 'database', plugin: database, options: { config, database: options.database } },
     { name: 'prices-repository', plugin: pricesRepository },
     { name: 'cycles-repository', plugin: cyclesRepository },
     { name: 'read-cache', plugin: readCache, options: { maxBytes: config.readCacheMaxBytes } },
     { name: 'cache-invalidation', plugin: cacheInvalidation },
-    { name: 'metrics', plugin: metrics, options: { token: config.metricsToken } },
+    { name: 'metrics-routes', plugin: metricsRoutes, options: { token: config.metricsToken } },
     { name: 'docs-routes', plugin: docsRoutes },
     { name: 'health-routes', plugin: healthRoutes },
     { name: 'prices-routes', plugin: pricesRoutes },

@@ -48,11 +48,19 @@ export class ReadCache {
 
   constructor (private readonly options: ReadCacheOptions) {}
 
+  /**
+   * The latest cycle when it is held (a hit, counted), else undefined: the caller then awaits
+   * `latest()`. Lets a route answer a hit without a promise (issue 12).
+   */
+  heldLatest (): LatestSnapshot | undefined {
+    const snapshot = this.latestSnapshot
+    if (snapshot !== undefined) this.hits++
+    return snapshot
+  }
+
   async latest (): Promise<LatestSnapshot> {
-    if (this.latestSnapshot !== undefined) {
-      this.hits++
-      return this.latestSnapshot
-    }
+    const held = this.heldLatest()
+    if (held !== undefined) return held
     this.misses++
     if (this.latestPending === undefined) {
       const generation = this.generation
@@ -68,16 +76,21 @@ export class ReadCache {
     return await this.latestPending
   }
 
+  /** The body stored under `key` (a hit, counted), else undefined: the caller then awaits `body()`. */
+  heldBody (key: string): ReadyBody | undefined {
+    const entry = this.entries.get(key)
+    if (entry === undefined) return undefined
+    this.bodyHits++
+    // Most recently used last: a Map keeps insertion order, so re-inserting moves it.
+    this.entries.delete(key)
+    this.entries.set(key, entry)
+    return entry.body
+  }
+
   /** The body stored under `key`, or the JSON text `load` gives, made ready and stored. */
   async body (key: string, load: () => Promise<string>): Promise<ReadyBody> {
-    const entry = this.entries.get(key)
-    if (entry !== undefined) {
-      this.bodyHits++
-      // Most recently used last: a Map keeps insertion order, so re-inserting moves it.
-      this.entries.delete(key)
-      this.entries.set(key, entry)
-      return entry.body
-    }
+    const held = this.heldBody(key)
+    if (held !== undefined) return held
     this.bodyMisses++
     let pending = this.pending.get(key)
     if (pending === undefined) {

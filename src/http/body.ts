@@ -101,10 +101,22 @@ export function pickRepresentation (body: ReadyBody, acceptEncoding: string | un
  * the encoding depends on it (added to the `Vary: Origin` CORS set: a CDN must key on both).
  * The bytes bypass the serializer; the route's schema still documents their shape.
  */
-export async function sendReady (request: FastifyRequest, reply: FastifyReply, body: ReadyBody, contentType = 'application/json; charset=utf-8'): Promise<FastifyReply> {
+export function sendReady (request: FastifyRequest, reply: FastifyReply, body: ReadyBody, contentType = 'application/json; charset=utf-8'): FastifyReply {
   const { bytes, etag, encoding } = pickRepresentation(body, request.headers['accept-encoding'])
   void reply.header('content-type', contentType).header('etag', etag)
   if (body.compressible) addVary(reply, 'Accept-Encoding')
   if (encoding !== 'identity') void reply.header('content-encoding', encoding)
-  return await reply.send(bytes)
+  return reply.send(bytes)
+}
+
+/**
+ * Answers with a ready body from `held` when the read cache holds it (no promise on the hot path:
+ * issue 12), else from `load` once the cache has it. For a route handler to return: undefined
+ * when answered at once (a synchronous handler must not return its reply: Fastify would send it
+ * again), else a promise that settles once the answer is sent (or rejects with the load's error).
+ */
+export function sendHeldOr<T> (held: T | undefined, load: () => Promise<T>, send: (value: T) => FastifyReply): Promise<void> | undefined {
+  if (held === undefined) return load().then((value) => { send(value) })
+  send(held)
+  return undefined
 }

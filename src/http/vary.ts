@@ -3,6 +3,15 @@ import type { FastifyReply } from 'fastify'
 /** Adds a field to Vary, keeping what is there (CORS has already put `Origin` in it). */
 export function addVary (reply: FastifyReply, field: string): void {
   const current = reply.getHeader('vary')
+  // The usual case, without splitting: nothing yet, or only the CORS plugin's `Origin`.
+  if (current === undefined) {
+    void reply.header('vary', field)
+    return
+  }
+  if (current === 'Origin' && field !== 'Origin') {
+    void reply.header('vary', `Origin, ${field}`)
+    return
+  }
   const fields = (Array.isArray(current) ? current.join(',') : String(current ?? '')).split(',').map((f) => f.trim()).filter((f) => f !== '')
   if (fields.some((f) => f === '*' || f.toLowerCase() === field.toLowerCase())) return
   void reply.header('vary', [...fields, field].join(', '))

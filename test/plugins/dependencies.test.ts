@@ -33,9 +33,9 @@ t.test('servicePlugins lists every plugin under its own fastify-plugin name, eac
   t.strictSame(plugins.map((p) => metaName(p.plugin)), plugins.map((p) => p.name))
   t.equal(new Set(plugins.map((p) => p.name)).size, plugins.length)
   t.strictSame(plugins.map((p) => p.name), [
-    'cors', 'rate-limit', 'empty-query-values', 'graceful-close', 'early-answer', 'body-idle-timeout',
-    'http-caching', 'errors', 'database', 'prices-repository', 'cycles-repository', 'read-cache',
-    'cache-invalidation', 'metrics', 'docs-routes', 'health-routes', 'prices-routes', 'towns-routes',
+    'http-caching', 'metrics', 'cors', 'rate-limit', 'empty-query-values', 'graceful-close', 'early-answer',
+    'body-idle-timeout', 'errors', 'database', 'prices-repository', 'cycles-repository', 'read-cache',
+    'cache-invalidation', 'metrics-routes', 'docs-routes', 'health-routes', 'prices-routes', 'towns-routes',
     'cycles-routes', 'ingest-routes'
   ])
 })

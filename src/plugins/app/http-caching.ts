@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, onSendHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { etagMatches, etagOf } from '../../http/body.js'
 
@@ -17,16 +17,29 @@ const PUBLIC_CACHE_CONTROL = 'public, max-age=86400, s-maxage=604800'
  * clients) — `no-store`.
  * D18: a GET body gets a strong ETag (unless its route set one) and a matching If-None-Match
  * turns the answer into a 304 without a body.
+ *
+ * Which routes are public is decided once per route as it is declared (an `onRoute` hook adds the
+ * route's own onSend hook), so no request reads `request.routeOptions` (a getter that builds an
+ * object each time: issue 12). Registered before every route; requests that match no route get
+ * `no-store` from an app-level hook.
  */
 async function httpCaching (app: FastifyInstance): Promise<void> {
-  app.addHook('onSend', (request, reply, payload, done) => {
+  /** A route's answer that is not publicly cacheable, or any error: no-store unless it set its own. */
+  const privateAnswer: onSendHookHandler = (_request, reply, payload, done) => {
+    if (reply.statusCode >= 400 || !reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
+    done(null, payload)
+  }
+
+  const publicAnswer: onSendHookHandler = (request, reply, payload, done) => {
     const status = reply.statusCode
-    const cacheable = status < 400 && request.routeOptions.config.publicCache === true
-    // A route may set its own on a success (ingest's dry run: no-store); errors are always no-store.
-    if (status >= 400 || !reply.hasHeader('cache-control')) {
-      void reply.header('cache-control', cacheable ? PUBLIC_CACHE_CONTROL : 'no-store')
+    if (status >= 400) {
+      void reply.header('cache-control', 'no-store')
+      done(null, payload)
+      return
     }
-    if (status !== 200 || (request.method !== 'GET' && request.method !== 'HEAD') || !cacheable) {
+    // A route may set its own on a success (ingest's dry run: no-store).
+    if (!reply.hasHeader('cache-control')) void reply.header('cache-control', PUBLIC_CACHE_CONTROL)
+    if (status !== 200 || (request.method !== 'GET' && request.method !== 'HEAD')) {
       done(null, payload)
       return
     }
@@ -41,7 +54,17 @@ async function httpCaching (app: FastifyInstance): Promise<void> {
       return
     }
     done(null, payload)
+  }
+
+  app.addHook('onRoute', (route) => {
+    const hook = route.config?.publicCache === true ? publicAnswer : privateAnswer
+    // A new array: the implied HEAD route is declared from a copy of these options.
+    const own = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend]
+    route.onSend = [...own, hook]
+  })
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (request.is404) privateAnswer.call(app, request, reply, payload, done)
+    else done(null, payload)
   })
 }
-
 export default fp(httpCaching, { name: 'http-caching' })

@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger, FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
+import type { FastifyBaseLogger, FastifyPluginAsync, FastifyReply, onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { HttpError } from '../../domain/errors.js'
 import { MemorySlidingWindowStore } from '../../ratelimit/memory-store.js'
@@ -34,12 +34,14 @@ const RATE_LIMIT_DETAIL = 'Rate limit exceeded. Try again later.'
 
 /**
  * D22 exemptions: GET (and its implied HEAD) /v1/health, and every OPTIONS request: a preflight
- * is the browser asking permission and must not eat into the allowance it asks for.
- * `routeOptions.url` is the registered pattern including any prefix, so `/v1/health?x=1` matches.
+ * is the browser asking permission and must not eat into the allowance it asks for. Decided once
+ * per route as it is declared (`url` is the registered pattern including any prefix, so
+ * `/v1/health?x=1` is exempt too); the hook checks the method only for requests that match no route.
  */
-function isExempt (request: FastifyRequest): boolean {
-  if (request.method === 'OPTIONS') return true
-  return (request.method === 'GET' || request.method === 'HEAD') && request.routeOptions.url === '/v1/health'
+function isExemptRoute (url: string, method: string | string[]): boolean {
+  const methods = Array.isArray(method) ? method : [method]
+  if (methods.every((m) => m === 'OPTIONS')) return true
+  return url === '/v1/health' && methods.every((m) => m === 'GET' || m === 'HEAD')
 }
 
 /**
@@ -84,7 +86,7 @@ const rateLimitPlugin: FastifyPluginAsync<RateLimitPluginOptions> = async (app, 
   // so (the socket address otherwise); the spec limits per client IP, so the address is the key.
   // A store error is a bug (the Redis store fails open by itself): it surfaces as a 500.
   const hook: onRequestHookHandler = (request, reply, done) => {
-    if (isExempt(request)) {
+    if (request.method === 'OPTIONS') {
       done()
       return
     }
@@ -103,6 +105,7 @@ const rateLimitPlugin: FastifyPluginAsync<RateLimitPluginOptions> = async (app, 
     if (setting !== undefined) {
       throw new Error('rate-limit: per-route max/timeWindow are not supported (D22 is one allowance per client)')
     }
+    if (isExemptRoute(route.url, route.method)) return
     if (prefixes.some((prefix) => route.url === prefix || route.url.startsWith(prefix + '/'))) return
     // A new array: the implied HEAD route is declared from a copy of the options made before
     // this hook ran, so it gets the limiter once, from its own onRoute call.

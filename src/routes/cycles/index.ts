@@ -46,6 +46,6 @@ const cycles: FastifyPluginAsyncTypebox = async (app) => {
 
 export default fp(cycles, {
   name: 'cycles-routes',
-  dependencies: ['cycles-repository', 'read-cache', 'rate-limit', 'http-caching', 'errors'],
+  dependencies: ['cycles-repository', 'read-cache', 'rate-limit', 'http-caching', 'metrics', 'errors'],
   encapsulate: true
 })

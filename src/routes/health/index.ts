@@ -34,4 +34,4 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
   })
 }
 
-export default fp(health, { name: 'health-routes', dependencies: ['cycles-repository', 'http-caching', 'errors'], encapsulate: true })
+export default fp(health, { name: 'health-routes', dependencies: ['cycles-repository', 'http-caching', 'metrics', 'errors'], encapsulate: true })

@@ -6,7 +6,7 @@ import { townFilter, townKey } from '../../domain/town.js'
 import { CSV_CONTENT_TYPE, csvDocument } from '../../export/csv.js'
 import { operations } from '../../generated/openapi.js'
 import { prefersCsv } from '../../http/accept.js'
-import { sendReady } from '../../http/body.js'
+import { sendHeldOr, sendReady } from '../../http/body.js'
 import { addVary } from '../../http/vary.js'
 import { cycleNotFound } from '../cycles/index.js'
 
@@ -68,8 +68,9 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
       const town = filter.town === undefined ? '' : townKey(filter.town)
       const key = `prices:${town}:${q.start_date ?? ''}:${q.end_date ?? ''}:${q.limit}:${q.offset}`
       // JSON text made by PostgreSQL, kept as ready bytes until the next ingest.
-      const body = await app.readCache.body(key, async () => await app.prices.listPrices({ ...filter, limit: q.limit }))
-      return await sendReady(request, reply, body)
+      await sendHeldOr(app.readCache.heldBody(key),
+        async () => await app.readCache.body(key, async () => await app.prices.listPrices({ ...filter, limit: q.limit })),
+        (body) => sendReady(request, reply, body))
     }
   })
 
@@ -77,13 +78,14 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
   app.route({
     ...operations.listPriceChanges,
     config: { publicCache: true },
-    handler: async (request, reply) => {
+    handler: (request, reply) => {
       const { valid_from: validFrom } = request.query
       const town = townFilter(request.query.town)
       const key = `changes:${validFrom ?? ''}:${town === undefined ? '' : townKey(town)}`
-      const body = await app.readCache.body(key, async () =>
-        await app.cycles.changes(validFrom, town) ?? Promise.reject(cycleNotFound(validFrom as string)))
-      return await sendReady(request, reply, body)
+      return sendHeldOr(app.readCache.heldBody(key),
+        async () => await app.readCache.body(key, async () =>
+          await app.cycles.changes(validFrom, town) ?? Promise.reject(cycleNotFound(validFrom as string))),
+        (body) => sendReady(request, reply, body))
     }
   })
 
@@ -91,16 +93,16 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
   app.route({
     ...operations.getLatestPrices,
     config: { publicCache: true },
-    handler: async (request, reply) => {
-      const snapshot = await app.readCache.latest()
+    handler: (request, reply) => {
       const town = townFilter(request.query.town)
-      return await sendReady(request, reply, town === undefined ? snapshot.all : snapshot.forTown(town))
+      return sendHeldOr(app.readCache.heldLatest(), async () => await app.readCache.latest(),
+        (snapshot) => sendReady(request, reply, town === undefined ? snapshot.all : snapshot.forTown(town)))
     }
   })
 }
 
 export default fp(prices, {
   name: 'prices-routes',
-  dependencies: ['prices-repository', 'cycles-repository', 'read-cache', 'rate-limit', 'http-caching', 'errors'],
+  dependencies: ['prices-repository', 'cycles-repository', 'read-cache', 'rate-limit', 'http-caching', 'metrics', 'errors'],
   encapsulate: true
 })

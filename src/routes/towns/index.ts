@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import fp from 'fastify-plugin'
 import { operations } from '../../generated/openapi.js'
-import { sendReady } from '../../http/body.js'
+import { sendHeldOr, sendReady } from '../../http/body.js'
 
 const towns: FastifyPluginAsyncTypebox = async (app) => {
   // D3 order. Spec 4.3 rule 2 (the list reflects the database at request time) holds: the list
@@ -9,15 +9,14 @@ const towns: FastifyPluginAsyncTypebox = async (app) => {
   app.route({
     ...operations.listTowns,
     config: { publicCache: true },
-    handler: async (request, reply) => {
-      const body = await app.readCache.body('towns', async () => JSON.stringify(await app.prices.listTowns()))
-      return await sendReady(request, reply, body)
-    }
+    handler: (request, reply) => sendHeldOr(app.readCache.heldBody('towns'),
+      async () => await app.readCache.body('towns', async () => JSON.stringify(await app.prices.listTowns())),
+      (body) => sendReady(request, reply, body))
   })
 }
 
 export default fp(towns, {
   name: 'towns-routes',
-  dependencies: ['prices-repository', 'read-cache', 'rate-limit', 'http-caching', 'errors'],
+  dependencies: ['prices-repository', 'read-cache', 'rate-limit', 'http-caching', 'metrics', 'errors'],
   encapsulate: true
 })

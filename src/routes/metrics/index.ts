@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { Registry } from 'prom-client'
+import { bearerAuth } from '../../http/bearer-auth.js'
+import { defaultMetricsRegistry } from '../../plugins/app/metrics.js'
+
+interface MetricsRoutesOptions {
+  /** METRICS_TOKEN: when set, `/metrics` wants `Authorization: Bearer <token>`. */
+  token?: string | undefined
+}
+
+const INVALID_METRICS_TOKEN = 'Invalid authorization token for metrics endpoint.'
+
+/**
+ * GET /metrics: Prometheus text of the app's registry (app.metrics) and the process metrics.
+ * Not part of the public contract (not in openapi.yaml). Never rate limited, never cached
+ * (no-store, the app default); behind a Bearer token when METRICS_TOKEN is set.
+ */
+async function metricsRoutes (app: FastifyInstance, options: MetricsRoutesOptions): Promise<void> {
+  app.get('/metrics', {
+    config: { rateLimit: false },
+    onRequest: bearerAuth({ token: options.token, detail: INVALID_METRICS_TOKEN })
+  }, async (_request, reply) => {
+    const merged = Registry.merge([defaultMetricsRegistry(), app.metrics.registry])
+    return await reply.type(merged.contentType).send(await merged.metrics())
+  })
+}
+
+export default fp(metricsRoutes, { name: 'metrics-routes', dependencies: ['metrics', 'http-caching', 'errors'], encapsulate: true })
