@@ -41,6 +41,7 @@ const settings: LoadSettings = {
   connections: positive('BENCH_CONNECTIONS', 32),
   durationSec: positive('BENCH_DURATION', quick ? 1 : 10),
   warmupSec: Number(process.env.BENCH_WARMUP ?? (quick ? 0 : 2)),
+  passes: positive('BENCH_PASSES', quick ? 1 : 3),
   ip: { next: 0 }
 }
 
@@ -96,6 +97,7 @@ try {
     machineLine(machine(db.postgresVersion)),
     `Load: ${wrkVersion.split(' [')[0] ?? 'wrk'}, \`wrk -t1 -c${settings.connections}\`, ${settings.durationSec} s per run after ${settings.warmupSec} s warm-up, ` +
     'a fresh X-Forwarded-For per request (bench/fresh-client.lua); the same for the service and its bare node:http ceiling. ' +
+    `HTTP rows: ${settings.passes} runs each of the service and its ceiling, alternating; each side's best (most req/s, least CPU per request) is reported. ` +
     `SQL ceiling: \`pgbench -M prepared -c ${settings.connections} -j 1\`.`
   ]
   let table = ''

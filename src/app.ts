@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import fp from 'fastify-plugin'
 import type { Config } from './config.js'
 import { clientErrorHandler } from './http/client-errors.js'
+import { lazyChildLoggerFactory } from './http/lazy-logger.js'
 import { timeoutServerOptions } from './http/timeouts.js'
 import type { Database } from './db/client.js'
 import cacheInvalidation from './plugins/app/cache-invalidation.js'
@@ -46,6 +47,8 @@ export function serverOptions (config: Config, logger?: FastifyServerOptions['lo
     // D23. A hop count is supported at run time (Fastify's docs) though its typings omit it.
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     requestIdHeader: 'x-request-id',
+    // Each request's pino child is made only when it logs (issue 12).
+    childLoggerFactory: lazyChildLoggerFactory,
     return503OnClosing: false,
     // D33, D36: Fastify's default 10 s per plugin is shorter than PGlite's first start (initdb in
     // its child and the migrations) on a loaded 2-core machine, and a plugin timeout is a confusing way to fail;

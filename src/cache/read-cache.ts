@@ -38,6 +38,8 @@ export class ReadCache {
   private readonly entries = new Map<string, Entry>()
   private readonly pending = new Map<string, Promise<ReadyBody>>()
   private generation = 0
+  /** The key of the entry last in `entries` (the most recently used). */
+  private lastUsed: string | undefined
   private heldBytes = 0
   /** Latest-cycle reads served from memory, and those that read the database. */
   hits = 0
@@ -81,9 +83,13 @@ export class ReadCache {
     const entry = this.entries.get(key)
     if (entry === undefined) return undefined
     this.bodyHits++
-    // Most recently used last: a Map keeps insertion order, so re-inserting moves it.
-    this.entries.delete(key)
-    this.entries.set(key, entry)
+    // Most recently used last: a Map keeps insertion order, so re-inserting moves it (unless it
+    // is already last: a page asked for again and again costs no map writes).
+    if (this.lastUsed !== key) {
+      this.entries.delete(key)
+      this.entries.set(key, entry)
+      this.lastUsed = key
+    }
     return entry.body
   }
 
@@ -114,6 +120,7 @@ export class ReadCache {
     this.latestSnapshot = undefined
     this.latestPending = undefined
     this.entries.clear()
+    this.lastUsed = undefined
     this.pending.clear()
     this.heldBytes = 0
   }
@@ -131,7 +138,9 @@ export class ReadCache {
   private store (key: string, body: ReadyBody): void {
     const bytes = body.json.length + key.length
     if (bytes > this.options.maxBytes) return // larger than the whole budget: served, not kept
+    this.entries.delete(key) // so that it is last, whatever was there
     this.entries.set(key, { body, bytes })
+    this.lastUsed = key
     this.heldBytes += bytes
     for (const [oldest, entry] of this.entries) {
       if (this.heldBytes <= this.options.maxBytes) break
