@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger, FastifyLogFn } from 'fastify'
+import type { FastifyBaseLogger } from 'fastify'
 import type { Bindings, ChildLoggerOptions, FastifyChildLoggerFactory } from 'fastify/types/logger.js'
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
@@ -15,7 +15,7 @@ function levelValues (logger: FastifyBaseLogger): Record<string, number> | undef
  * ever written to: creating it was ~2 % of a cache hit's CPU under wrk (issue 12). What is
  * logged, and with which bindings, is unchanged.
  */
-class LazyChildLogger implements FastifyBaseLogger {
+class LazyChildLogger {
   private made: FastifyBaseLogger | undefined
 
   constructor (private readonly parent: FastifyBaseLogger, private readonly bindings: Bindings, private readonly options: ChildLoggerOptions) {}
@@ -28,13 +28,14 @@ class LazyChildLogger implements FastifyBaseLogger {
     this.real().level = level
   }
 
-  readonly fatal: FastifyLogFn = (...args: unknown[]) => { this.log('fatal', args) }
-  readonly error: FastifyLogFn = (...args: unknown[]) => { this.log('error', args) }
-  readonly warn: FastifyLogFn = (...args: unknown[]) => { this.log('warn', args) }
-  readonly info: FastifyLogFn = (...args: unknown[]) => { this.log('info', args) }
-  readonly debug: FastifyLogFn = (...args: unknown[]) => { this.log('debug', args) }
-  readonly trace: FastifyLogFn = (...args: unknown[]) => { this.log('trace', args) }
-  readonly silent: FastifyLogFn = () => {}
+  // Methods on the prototype: a request's logger is one small object, made per request.
+  fatal (...args: unknown[]): void { this.log('fatal', args) }
+  error (...args: unknown[]): void { this.log('error', args) }
+  warn (...args: unknown[]): void { this.log('warn', args) }
+  info (...args: unknown[]): void { this.log('info', args) }
+  debug (...args: unknown[]): void { this.log('debug', args) }
+  trace (...args: unknown[]): void { this.log('trace', args) }
+  silent (): void {}
 
   child (bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return this.real().child(bindings, options)
@@ -58,5 +59,5 @@ class LazyChildLogger implements FastifyBaseLogger {
 
 /** Fastify's `childLoggerFactory`: each request's logger, made on first use (LazyChildLogger). */
 export const lazyChildLoggerFactory: FastifyChildLoggerFactory = function (logger, bindings, options) {
-  return new LazyChildLogger(logger, bindings, options)
+  return new LazyChildLogger(logger, bindings, options) as unknown as FastifyBaseLogger
 }

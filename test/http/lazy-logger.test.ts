@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import Fastify, { type FastifyBaseLogger } from 'fastify'
 import { lazyChildLoggerFactory } from '../../src/http/lazy-logger.js'
 
@@ -11,7 +11,7 @@ import { lazyChildLoggerFactory } from '../../src/http/lazy-logger.js'
 
 interface Line { level: number, msg: string, reqId?: string, extra?: string }
 
-async function appAt (t: Parameters<Parameters<typeof t.test>[1]>[0], level: string) {
+async function appAt (t: Test, level: string) {
   const raw: string[] = []
   const stream = new Writable({ write (chunk, _encoding, done) { raw.push(String(chunk)); done() } })
   let children = 0
