@@ -4,8 +4,9 @@ import { ceilingKey, type RecordedResponse } from './protocol.js'
 
 /**
  * The HTTP ceiling: a bare node:http server that answers each request with the bytes the service
- * answered to the same request (recorded by the runner), with the same representation headers.
- * No framework, no routing table, no limiter: what Node itself costs to send those bytes.
+ * answered to the same request (recorded by the runner), with the same headers (all but Date
+ * and the connection headers node:http writes itself). No framework, no routing table, no
+ * limiter: what Node itself costs to send those bytes.
  */
 const recorded = JSON.parse(readFileSync(process.argv[2] ?? '', 'utf8')) as RecordedResponse[]
 

@@ -57,10 +57,9 @@ function isExemptRoute (url: string, method: string | string[]): boolean {
  * costs a map lookup and three headers; over Redis it waits for the one round trip it needs.
  *
  * The hook is added to each route as it is declared (an `onRoute` hook), so it is route-level
- * and runs after every instance-level onRequest hook, @fastify/cors included, whatever the
- * registration order: CORS headers are already on the reply when a 429 is thrown (D22), and
- * preflights are answered by @fastify/cors before the limiter would see them (and are exempt
- * anyway). It runs in onRequest, before the body is read: a blocked client's upload is never
+ * and runs after every instance-level onRequest hook, the CORS plugin's included, whatever the
+ * registration order: CORS headers are already on the reply when a 429 is thrown (D22).
+ * Preflights (OPTIONS) are never limited: their routes get no hook. It runs in onRequest, before the body is read: a blocked client's upload is never
  * parsed. Not-found requests have no route, so the app gives its not-found handler
  * `{ preHandler: app.rateLimit() }` to count them too.
  */
