@@ -179,7 +179,7 @@ async function singleService (bench: BenchDatabase): Promise<{ notes: string, ta
   const notes = [
     'Ceilings: HTTP rows → a bare node:http server (bench/ceiling-http.ts) sending the bytes and headers the service sent for the same request (all but Date and the connection headers); ' +
     `cold /v1/prices pages → pgbench running the service's own SQL (captured from src/db/prices.ts through Drizzle's logger, its answer checked equal to the service's)${pglite ? ' on PostgreSQL holding the same rows' : ''}; ` +
-    `ingest → COPY of the same CSV bytes into \`CREATE TABLE … (LIKE fuel_prices INCLUDING ALL)\`${pglite ? ' on PostgreSQL' : ` (median of ${repeat})`}.`,
+    `ingest → COPY of the same CSV bytes into \`CREATE TABLE … (LIKE fuel_prices INCLUDING ALL)\`${pglite ? ' on PostgreSQL' : ` (${repeat} uploads alternating with ${repeat} COPYs; the fastest of each)`}.`,
     ...(sql === '' ? [] : ['pgbench script:\n\n```sql\n' + sql + '```'])
   ]
   return { notes: notes.join('\n\n'), table: `## Results${pglite ? ' (PGlite)' : ''}\n\n${LEGEND}\n\n${resultsTable(rows)}` }
