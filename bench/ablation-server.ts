@@ -9,13 +9,14 @@ import { sampleCsv } from './ingest.js'
 
 /**
  * One variant of the ablation (bench/ablation.ts): the service with the named plugins swapped
- * for empty stand-ins of the same name (so their dependants still start), or, as `bare`, the
+ * for empty stand-ins of the same name (so their dependants still start) and the ready lane on
+ * or off, or, as `bare`, the
  * bytes the full service answers for GET /v1/prices/latest sent by a bare Fastify route or by
  * bare node:http. The store is an in-memory PGlite holding one ingested cycle: the latest cycle
  * is answered from the read cache (D44), so the database does no work during the load.
  * Prints {"port": n} when ready.
  */
-type Variant = { swap: string[] } | { bare: 'fastify' | 'node:http' }
+type Variant = { swap: string[], lane: boolean } | { bare: 'fastify' | 'node:http' }
 const variant = JSON.parse(process.argv[2] ?? '{"swap":[]}') as Variant
 
 /** An empty plugin under `name`, with the decorators the service's other plugins use of it. */
@@ -27,7 +28,7 @@ function standIn (name: string): ServicePlugin {
       if (name === 'metrics') {
         const counter = { inc: () => {} }
         // A registry of its own, for what other plugins register in it (the read cache's tallies).
-        app.decorate('metrics', { registry: new Registry(), ingests: counter, rowsIngested: counter } as never)
+        app.decorate('metrics', { registry: new Registry(), ingests: counter, rowsIngested: counter, recorder: () => () => {} } as never)
       }
     }, { name })
   }
@@ -35,7 +36,15 @@ function standIn (name: string): ServicePlugin {
 
 const config = loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: 'warn', TRUST_PROXY: 'true', INGEST_TOKEN: 'ablation' })
 const swap = new Set('swap' in variant ? variant.swap : [])
-const app = await buildApp({ config, plugins: servicePlugins({ config }).map((p) => swap.has(p.name) ? standIn(p.name) : p) })
+// The ready lane (D45) answers before every per-request plugin; the rows that measure those
+// plugins turn it off, so that Fastify's path is what they measure.
+const lane = 'lane' in variant && variant.lane
+const app = await buildApp({
+  config,
+  plugins: servicePlugins({ config }).map((p) => swap.has(p.name)
+    ? standIn(p.name)
+    : p.name === 'ready-lane' ? { ...p, options: { ...p.options, enabled: lane } } : p)
+})
 const boundary = 'ablation-boundary'
 const upload = await app.inject({
   method: 'POST',

@@ -18,6 +18,7 @@ import httpCaching from './plugins/app/http-caching.js'
 import metrics from './plugins/app/metrics.js'
 import pricesRepository from './plugins/app/prices-repository.js'
 import readCache from './plugins/app/read-cache.js'
+import readyLane from './plugins/app/ready-lane.js'
 import cors from './plugins/app/cors.js'
 import rateLimit from './plugins/app/rate-limit.js'
 import type { SlidingWindowStore } from './ratelimit/sliding-window.js'
@@ -104,6 +105,7 @@ export function servicePlugins (options: AppOptions): ServicePlugin[] {
     { name: 'cycles-repository', plugin: cyclesRepository },
     { name: 'read-cache', plugin: readCache, options: { maxBytes: config.readCacheMaxBytes } },
     { name: 'cache-invalidation', plugin: cacheInvalidation },
+    { name: 'ready-lane', plugin: readyLane, options: { trustProxy: config.trustProxy } },
     { name: 'metrics-routes', plugin: metricsRoutes, options: { token: config.metricsToken } },
     { name: 'docs-routes', plugin: docsRoutes },
     { name: 'health-routes', plugin: healthRoutes },

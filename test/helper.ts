@@ -71,7 +71,8 @@ export async function build (test: Test, options: BuildOptions = {}): Promise<Fa
     config: testConfig(options.config),
     database: options.database ?? await testDatabase(),
     rateLimitStore: options.rateLimitStore ?? new MemorySlidingWindowStore({ max }),
-    logger: options.logger ?? false
+    logger: options.logger ?? false,
+    plugins: options.plugins
   })
   test.teardown(async () => { await app.close() })
   // Every response of every test honours openapi.yaml for its operation and status.

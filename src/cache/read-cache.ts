@@ -3,7 +3,7 @@ import type { FuelPrice } from '../generated/openapi.js'
 import { readyBody, type ReadyBody } from '../http/body.js'
 
 /** The latest cycle as ready bodies: all towns, or one town's record. */
-interface LatestSnapshot {
+export interface LatestSnapshot {
   /** The whole latest cycle, in D3 order. */
   readonly all: ReadyBody
   /** One town's record, or `[]` for an unknown town (spec 4.2 rule 4); `town` as D4 filters it. */

@@ -61,3 +61,18 @@ class LazyChildLogger {
 export const lazyChildLoggerFactory: FastifyChildLoggerFactory = function (logger, bindings, options) {
   return new LazyChildLogger(logger, bindings, options) as unknown as FastifyBaseLogger
 }
+
+/**
+ * Whether Fastify's per-request lines ("incoming request", "request completed", at info) are
+ * written by `logger`: false when request logging is disabled, when the logger's level is above
+ * info, or for Fastify's no-op logger (`logger: false`, which has no level).
+ */
+export function requestLogsWritten (logger: FastifyBaseLogger, disabled: unknown): boolean {
+  if (disabled === true) return false
+  const level = (logger as { level?: string }).level
+  if (level === undefined) return false
+  const values = levelValues(logger)
+  const threshold = values?.[level]
+  if (values === undefined || threshold === undefined) return true
+  return (values.info as number) >= threshold
+}

@@ -2,13 +2,20 @@ import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { DEFAULT_CORS_ORIGINS } from '../../config.js'
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** D24's decision for one Origin: the `Access-Control-Allow-Origin` to send, or undefined (the ready lane, D45). */
+    allowedOrigin: (origin: string | undefined) => string | undefined
+  }
+}
+
 interface CorsPluginOptions {
   /** Exact origins, e.g. `https://fuelkenya.com` (D24); normally `config.corsOrigins`. */
   origins?: string[]
 }
 
 /** D22: browsers may only read these response headers of a cross-origin response if listed. */
-const EXPOSED_HEADERS = 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, ETag'
+export const EXPOSED_HEADERS = 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, ETag'
 /** D24: what a preflight may ask for. */
 const ALLOWED_METHODS = 'GET, POST, OPTIONS'
 const ALLOWED_HEADERS = 'Authorization, Content-Type'
@@ -33,11 +40,13 @@ const corsPlugin: FastifyPluginAsync<CorsPluginOptions> = async (app, options) =
   const origins = options.origins ?? DEFAULT_CORS_ORIGINS
   if (origins.some((o) => o.includes('*'))) throw new Error('cors: wildcard origins are not allowed (D24)')
   const allowed = new Set(origins)
+  const allowedOrigin = (origin: string | undefined): string | undefined => origin !== undefined && allowed.has(origin) ? origin : undefined
+  app.decorate('allowedOrigin', allowedOrigin)
 
   app.addHook('onRequest', (request, reply, done) => {
-    const origin = request.headers.origin
     void reply.header('vary', 'Origin').header('access-control-expose-headers', EXPOSED_HEADERS)
-    if (origin !== undefined && allowed.has(origin)) void reply.header('access-control-allow-origin', origin)
+    const origin = allowedOrigin(request.headers.origin)
+    if (origin !== undefined) void reply.header('access-control-allow-origin', origin)
     done()
   })
 

@@ -9,7 +9,7 @@ declare module 'fastify' {
   }
 }
 
-const PUBLIC_CACHE_CONTROL = 'public, max-age=86400, s-maxage=604800'
+export const PUBLIC_CACHE_CONTROL = 'public, max-age=86400, s-maxage=604800'
 
 /**
  * D17: `public, max-age=86400, s-maxage=604800` on the 2xx/304 of the public read routes and the

@@ -10,7 +10,12 @@ interface ServiceMetrics {
   readonly ingests: Counter
   /** Data rows of committed ingests (`records_processed`): `app.metrics.rowsIngested.inc(n)`. */
   readonly rowsIngested: Counter
+  /** Records answers of one route pattern, for answers sent outside Fastify's hooks (the ready lane, D45). */
+  recorder: (route: string) => Recorder
 }
+
+/** Records one answer: method, status code, milliseconds. */
+export type Recorder = (method: string, status: number, ms: number) => void
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -51,9 +56,16 @@ interface RequestSeries {
  */
 class RequestTallies {
   private readonly all: RequestSeries[] = []
+  private readonly recorders = new Map<string, Recorder>()
 
-  /** Records for one route pattern (`unmatched` for requests that match no route). */
-  recorder (route: string): (method: string, status: number, ms: number) => void {
+  /** Records for one route pattern (`unmatched` for requests that match no route); one per pattern. */
+  recorder (route: string): Recorder {
+    let recorder = this.recorders.get(route)
+    if (recorder === undefined) this.recorders.set(route, recorder = this.newRecorder(route))
+    return recorder
+  }
+
+  private newRecorder (route: string): Recorder {
     // Keyed by method and status; a route answers with a handful of each.
     const own = new Map<string, Map<number, RequestSeries>>()
     return (method, status, ms) => {
@@ -121,7 +133,7 @@ async function metrics (app: FastifyInstance): Promise<void> {
     help: 'Data rows of committed CSV ingests (each inserted, updated or unchanged).',
     registers: [registry]
   })
-  app.decorate('metrics', { registry, ingests, rowsIngested })
+  app.decorate('metrics', { registry, ingests, rowsIngested, recorder: (route: string) => tallies.recorder(route) })
 
   app.addHook('onRoute', (route) => {
     // The pattern, never the raw URL: one series per route, whatever clients request.

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http'
 import type { FastifyBaseLogger, FastifyPluginAsync, FastifyReply, onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { HttpError } from '../../domain/errors.js'
@@ -8,6 +9,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The limiter as a hook, for handlers that have no route of their own (the not-found handler). */
     rateLimit: () => onRequestHookHandler
+    /** The limiter for the ready lane (D45). */
+    limiter: Limiter
   }
   interface FastifyContextConfig {
     /**
@@ -17,6 +20,20 @@ declare module 'fastify' {
     rateLimit?: false | object
   }
 }
+
+/** The limiter as the ready lane (D45) uses it: the same store, headers and key. */
+export interface Limiter {
+  /** Counts a request for `key` synchronously; undefined when the store cannot (Redis). */
+  readonly hitSync: ((key: string) => HitResult) | undefined
+  /** The RateLimit-* header values of an answer the limiter saw. */
+  headerValues: (hit: HitResult) => { limit: string, remaining: string, reset: string }
+  /** A request already counted (by the lane) and passed on to Fastify: its hook uses this hit. */
+  passHit: (request: IncomingMessage, hit: HitResult) => void
+}
+
+/** Where a request counted by the ready lane carries its hit to the limiter's hook. */
+const COUNTED_HIT = Symbol('fuel.rateLimit.countedHit')
+type CountedRequest = IncomingMessage & { [COUNTED_HIT]?: HitResult }
 
 interface RateLimitPluginOptions {
   /**
@@ -68,15 +85,21 @@ const rateLimitPlugin: FastifyPluginAsync<RateLimitPluginOptions> = async (app, 
   // The store decides; the plugin only announces what it enforces.
   const limit = String(store.max ?? DEFAULT_MAX)
 
+  const headerValues = (hit: HitResult): { limit: string, remaining: string, reset: string } => ({
+    limit,
+    remaining: hit.allowed ? String(hit.remaining) : '0',
+    // Whole seconds until the oldest counted request leaves the window (D22), never rounded down.
+    reset: String(Math.ceil(hit.resetMs / 1000))
+  })
+
   /** The headers of an answer the limiter saw; the 429 error when the request is over the limit. */
   const answer = (reply: FastifyReply, hit: HitResult): HttpError | undefined => {
-    // Whole seconds until the oldest counted request leaves the window (D22), never rounded down.
-    const reset = String(Math.ceil(hit.resetMs / 1000))
-    void reply.header('ratelimit-limit', limit)
-      .header('ratelimit-remaining', hit.allowed ? String(hit.remaining) : '0')
-      .header('ratelimit-reset', reset)
+    const values = headerValues(hit)
+    void reply.header('ratelimit-limit', values.limit)
+      .header('ratelimit-remaining', values.remaining)
+      .header('ratelimit-reset', values.reset)
     if (hit.allowed) return undefined
-    void reply.header('retry-after', reset)
+    void reply.header('retry-after', values.reset)
     // Rendered as {"detail": ...} by the app's single error handler (D19).
     return new HttpError(429, RATE_LIMIT_DETAIL)
   }
@@ -89,6 +112,11 @@ const rateLimitPlugin: FastifyPluginAsync<RateLimitPluginOptions> = async (app, 
       done()
       return
     }
+    const counted = (request.raw as CountedRequest)[COUNTED_HIT]
+    if (counted !== undefined) {
+      done(answer(reply, counted))
+      return
+    }
     if (store.hitSync !== undefined) {
       done(answer(reply, store.hitSync(request.ip)))
       return
@@ -96,6 +124,11 @@ const rateLimitPlugin: FastifyPluginAsync<RateLimitPluginOptions> = async (app, 
     store.hit(request.ip).then((hit) => { done(answer(reply, hit)) }, done)
   }
   app.decorate('rateLimit', () => hook)
+  app.decorate('limiter', {
+    hitSync: store.hitSync?.bind(store),
+    headerValues,
+    passHit: (request: IncomingMessage, hit: HitResult) => { (request as CountedRequest)[COUNTED_HIT] = hit }
+  } satisfies Limiter)
 
   const prefixes = options.exemptPrefixes ?? []
   app.addHook('onRoute', (route) => {

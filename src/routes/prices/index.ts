@@ -6,8 +6,9 @@ import { townFilter, townKey } from '../../domain/town.js'
 import { CSV_CONTENT_TYPE, csvDocument } from '../../export/csv.js'
 import { operations } from '../../generated/openapi.js'
 import { prefersCsv } from '../../http/accept.js'
-import { sendHeldOr, sendReady } from '../../http/body.js'
+import { sendHeldOr, sendReady, type ReadyBody } from '../../http/body.js'
 import { addVary } from '../../http/vary.js'
+import type { LatestSnapshot } from '../../cache/read-cache.js'
 import { cycleNotFound } from '../cycles/index.js'
 
 const CSV_CONTENT_DISPOSITION = 'attachment; filename="fuel-prices.csv"'
@@ -40,6 +41,11 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (request, reply) => await exportCsv(reply, request.query)
   })
 
+  // D45: the ready lane repeats what these routes answered from the read cache.
+  const pagesLane = app.readyLane.route(operations.listPrices.url, { negotiatesCsv: true })
+  const changesLane = app.readyLane.route(operations.listPriceChanges.url)
+  const latestLane = app.readyLane.route(operations.getLatestPrices.url)
+
   // The contract's default `limit` (100) is for pages; the export answered on this path for
   // older clients (D43) has none. Whether the client gave one is seen here, before validation
   // fills the default in.
@@ -70,7 +76,10 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
       // JSON text made by PostgreSQL, kept as ready bytes until the next ingest.
       await sendHeldOr(app.readCache.heldBody(key),
         async () => await app.readCache.body(key, async () => await app.prices.listPrices({ ...filter, limit: q.limit })),
-        (body) => sendReady(request, reply, body))
+        (body) => {
+          app.readyLane.learn(request, pagesLane, () => app.readCache.heldBody(key))
+          return sendReady(request, reply, body)
+        })
     }
   })
 
@@ -85,7 +94,10 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
       return sendHeldOr(app.readCache.heldBody(key),
         async () => await app.readCache.body(key, async () =>
           await app.cycles.changes(validFrom, town) ?? Promise.reject(cycleNotFound(validFrom as string))),
-        (body) => sendReady(request, reply, body))
+        (body) => {
+          app.readyLane.learn(request, changesLane, () => app.readCache.heldBody(key))
+          return sendReady(request, reply, body)
+        })
     }
   })
 
@@ -95,14 +107,20 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
     config: { publicCache: true },
     handler: (request, reply) => {
       const town = townFilter(request.query.town)
-      return sendHeldOr(app.readCache.heldLatest(), async () => await app.readCache.latest(),
-        (snapshot) => sendReady(request, reply, town === undefined ? snapshot.all : snapshot.forTown(town)))
+      const pick = (snapshot: LatestSnapshot): ReadyBody => town === undefined ? snapshot.all : snapshot.forTown(town)
+      return sendHeldOr(app.readCache.heldLatest(), async () => await app.readCache.latest(), (snapshot) => {
+        app.readyLane.learn(request, latestLane, () => {
+          const held = app.readCache.heldLatest()
+          return held === undefined ? undefined : pick(held)
+        })
+        return sendReady(request, reply, pick(snapshot))
+      })
     }
   })
 }
 
 export default fp(prices, {
   name: 'prices-routes',
-  dependencies: ['prices-repository', 'cycles-repository', 'read-cache', 'rate-limit', 'http-caching', 'metrics', 'errors'],
+  dependencies: ['prices-repository', 'cycles-repository', 'read-cache', 'ready-lane', 'rate-limit', 'http-caching', 'metrics', 'errors'],
   encapsulate: true
 })
