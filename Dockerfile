@@ -31,4 +31,4 @@ HEALTHCHECK --interval=30s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8000)+'/v1/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # The same command as `npm start` without its build step; migrations run at start. The V8
 # settings keep the heap near its live size under load (see README, Performance).
-CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=20", "dist/src/server.js"]
+CMD ["node", "--max-semi-space-size=4", "--heap-growing-percent=20", "dist/src/server.js"]

@@ -69,8 +69,12 @@ export async function copyCsv (sql: postgres.Sql, table: string, csv: Buffer): P
     await connection`SET datestyle = 'ISO, DMY'`
     const start = performance.now()
     const writable = await connection.unsafe(`COPY ${table} (${COPY_COLUMNS}) FROM STDIN WITH (FORMAT csv, HEADER true)`).writable()
-    // pipeline settles after the server's CommandComplete (postgres.js calls `final` then).
+    // pipeline settles at the server's CommandComplete (postgres.js calls `final` then), before
+    // the statement's implicit COMMIT has flushed its WAL; the service's time includes its own
+    // COMMIT, so the ceiling waits for this one too: the next statement on the connection is
+    // answered only after it (ReadyForQuery). A tiny SELECT adds one loopback round trip.
     await pipeline(Readable.from([csv]), writable)
+    await connection`SELECT 1`
     return performance.now() - start
   } finally {
     connection.release()

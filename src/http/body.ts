@@ -55,6 +55,9 @@ export function readyBody (json: string): ReadyBody {
 
 export type Encoding = 'br' | 'gzip' | 'identity'
 
+/** What `sendReady` sends a body as, unless told otherwise. */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
+
 /** The best encoding the client accepts (br over gzip); `q=0` excludes one. */
 export function preferredEncoding (acceptEncoding: string | undefined): Encoding {
   if (acceptEncoding === undefined || acceptEncoding === '') return 'identity'
@@ -101,7 +104,7 @@ export function pickRepresentation (body: ReadyBody, acceptEncoding: string | un
  * the encoding depends on it (added to the `Vary: Origin` CORS set: a CDN must key on both).
  * The bytes bypass the serializer; the route's schema still documents their shape.
  */
-export function sendReady (request: FastifyRequest, reply: FastifyReply, body: ReadyBody, contentType = 'application/json; charset=utf-8'): FastifyReply {
+export function sendReady (request: FastifyRequest, reply: FastifyReply, body: ReadyBody, contentType = JSON_CONTENT_TYPE): FastifyReply {
   const { bytes, etag, encoding } = pickRepresentation(body, request.headers['accept-encoding'])
   void reply.header('content-type', contentType).header('etag', etag)
   if (body.compressible) addVary(reply, 'Accept-Encoding')

@@ -47,6 +47,8 @@ export interface LaneRoute {
   readonly record: Recorder
   /** listPrices: the answer depends on Accept (CSV export, D43), and says `Vary: Accept`. */
   readonly negotiatesCsv: boolean
+  /** The Content-Type the route's handler sends its ready bodies with. */
+  readonly contentType: string
 }
 
 interface Learned {
@@ -141,7 +143,7 @@ export class ReadyLane {
       response.writeHead(304, out)
       response.end()
     } else {
-      out['content-type'] = 'application/json; charset=utf-8'
+      out['content-type'] = route.contentType
       out.etag = etag
       if (encoding !== 'identity') out['content-encoding'] = encoding
       out['cache-control'] = policies.publicCacheControl

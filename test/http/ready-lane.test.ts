@@ -66,7 +66,11 @@ const URLS = [
   '/v1/prices?limit=100',
   '/v1/prices?town=Mombasa&limit=2&offset=1',
   '/v1/prices/changes',
-  '/v1/prices/changes?town=nairobi'
+  '/v1/prices/changes?town=nairobi',
+  '/v1/cycles',
+  '/v1/cycles?limit=2&offset=1',
+  '/v1/cycles/feed.atom',
+  '/v1/cycles/2026-10-15'
 ]
 
 const HEADER_SETS: Array<Record<string, string>> = [
@@ -257,7 +261,7 @@ t.test(`[D45] the learned URLs are bounded (${MAX_LEARNED_URLS}), starting over 
     closing: () => false
   }
   const lane = new ReadyLane(policies, () => '127.0.0.1')
-  const route = { record: () => {}, negotiatesCsv: false }
+  const route = { record: () => {}, negotiatesCsv: false, contentType: 'application/json' }
   const body = readyBody('[]')
   for (let i = 0; i < MAX_LEARNED_URLS; i++) lane.learn(`/v1/towns?x=${i}`, route, () => body)
   t.equal(lane.size, MAX_LEARNED_URLS)

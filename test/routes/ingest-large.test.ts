@@ -55,3 +55,37 @@ t.test('[D14] 100,000 rows: accepted, exact counts, one pass of statements', asy
   t.match(dry.json(), { records_processed: 100_000, inserted: 0, updated: 0, unchanged: 100_000 })
   t.equal(dry.json().cycles.length, CYCLES)
 })
+
+t.test('[D10][D14] an invalid row deep in a large file of new cycles: its 400, nothing written, stored rows exact', async (t) => {
+  // Every row is validated before anything is written (D10): the same 400, and nothing stored,
+  // whether the error is on the first data line or the ten-thousandth.
+  await resetData()
+  const app = await build(t, { config: { ingestToken: TOKEN } })
+  t.equal((await upload(app, `${HEADER}\n15-02-2026,14-03-2026,Town 001,180.00,170.00,160.00\n`)).statusCode, 201)
+  const before = await storedRows()
+  const lines = largeCsv().split('\n').slice(0, 10_001) // the header and 10,000 rows: 40 new cycles
+  const file = (edit: (rows: string[]) => void): string => {
+    const copy = [...lines]
+    edit(copy)
+    return copy.join('\n') + '\n'
+  }
+  const cases: Array<[string, string]> = [
+    [file((l) => { l[9000] = (l[9000] as string).replace(/,150\.00,/, ',abc,') }), 'Invalid price value: abc'],
+    [file((l) => { l[7999] = (l[7999] as string).replace('Town', '"Town') }), 'Malformed quoted field on line 8000'],
+    [file((l) => { l.push(l[1] as string) }), 'Duplicate row for Town 001 from 2026-01-15 on lines 2 and 10002']
+  ]
+  for (const [body, detail] of cases) {
+    const res = await upload(app, body)
+    t.equal(res.statusCode, 400, detail)
+    t.strictSame(res.json(), { detail })
+    t.strictSame(await storedRows(), before, 'nothing written')
+  }
+  const whole = file(() => {})
+  const res = await upload(app, whole)
+  t.equal(res.statusCode, 201)
+  t.strictSame(withoutTimestamp(res.json()), { status: 'success', records_processed: 10_000, inserted: 10_000, updated: 0, unchanged: 0 })
+  // The same file again: its cycles are stored now, so it is an upsert that changes nothing.
+  t.strictSame(withoutTimestamp((await upload(app, whole)).json()), { status: 'success', records_processed: 10_000, inserted: 0, updated: 0, unchanged: 10_000 })
+  const [counts] = rowsOf<{ n: number }>(await (await testDatabase()).db.execute(sql`SELECT count(*)::int AS n FROM fuel_prices`))
+  t.equal(counts?.n, 10_001)
+})

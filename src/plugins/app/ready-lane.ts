@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { Counter } from 'prom-client'
-import type { ReadyBody } from '../../http/body.js'
+import { JSON_CONTENT_TYPE, type ReadyBody } from '../../http/body.js'
 import { requestLogsWritten } from '../../http/lazy-logger.js'
 import { clientAddressOf, ReadyLane, type LaneRoute } from '../../http/ready-lane.js'
 import { EXPOSED_HEADERS } from './cors.js'
@@ -15,10 +15,12 @@ declare module 'fastify' {
 
 /** What a route plugin uses: its lane route, and learning a URL it answered from the read cache. */
 export interface ReadyLaneRoutes {
-  /** The lane's view of one route (its request metrics; whether it negotiates CSV). */
-  route: (url: string, options?: { negotiatesCsv?: boolean }) => LaneRoute
+  /** The lane's view of one route (its request metrics, its media type; whether it negotiates CSV). */
+  route: (url: string, options?: { negotiatesCsv?: boolean, contentType?: string }) => LaneRoute
   /** The handler answered this request from the read cache; `held` finds the same body again. */
   learn: (request: FastifyRequest, route: LaneRoute, held: () => ReadyBody | undefined) => void
+  /** The same for a body the read cache keeps under `key` (`readCache.heldBody(key)`). */
+  learnBody: (request: FastifyRequest, route: LaneRoute, key: string) => void
 }
 
 interface ReadyLanePluginOptions {
@@ -40,10 +42,17 @@ async function readyLanePlugin (app: FastifyInstance, options: ReadyLanePluginOp
   const lane = options.enabled === false ? undefined : createLane(app, options.trustProxy)
 
   app.decorate('readyLane', {
-    route: (url, routeOptions) => ({ record: app.metrics.recorder(url), negotiatesCsv: routeOptions?.negotiatesCsv === true }),
+    route: (url, routeOptions) => ({
+      record: app.metrics.recorder(url),
+      negotiatesCsv: routeOptions?.negotiatesCsv === true,
+      contentType: routeOptions?.contentType ?? JSON_CONTENT_TYPE
+    }),
     learn: lane === undefined
       ? () => {}
-      : (request, route, held) => { lane.learn(request.url, route, held) }
+      : (request, route, held) => { lane.learn(request.url, route, held) },
+    learnBody: lane === undefined
+      ? () => {}
+      : (request, route, key) => { lane.learn(request.url, route, () => app.readCache.heldBody(key)) }
   } satisfies ReadyLaneRoutes)
 
   new Counter({
@@ -85,5 +94,5 @@ function createLane (app: FastifyInstance, trustProxy: boolean | number | string
 
 export default fp(readyLanePlugin, {
   name: 'ready-lane',
-  dependencies: ['cors', 'rate-limit', 'http-caching', 'metrics']
+  dependencies: ['cors', 'rate-limit', 'http-caching', 'metrics', 'read-cache']
 })

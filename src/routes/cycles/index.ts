@@ -13,12 +13,19 @@ export const cycleNotFound = (validFrom: string): HttpError => new HttpError(404
 
 /** The cycles (D41): statistics per cycle, one cycle, and an Atom feed; all from the read cache. */
 const cycles: FastifyPluginAsyncTypebox = async (app) => {
+  // D45: the ready lane repeats what these routes answered from the read cache.
+  const listLane = app.readyLane.route(operations.listCycles.url)
+  const feedLane = app.readyLane.route(operations.getCyclesFeed.url, { contentType: ATOM_CONTENT_TYPE })
+  const cycleLane = app.readyLane.route(operations.getCycle.url)
+
   app.route({
     ...operations.listCycles,
     config: { publicCache: true },
     handler: async (request, reply) => {
       const { limit, offset } = request.query
-      const body = await app.readCache.body(`cycles:${limit}:${offset}`, async () => await app.cycles.listCycles(limit, offset))
+      const key = `cycles:${limit}:${offset}`
+      const body = await app.readCache.body(key, async () => await app.cycles.listCycles(limit, offset))
+      app.readyLane.learnBody(request, listLane, key)
       return await sendReady(request, reply, body)
     }
   })
@@ -28,6 +35,7 @@ const cycles: FastifyPluginAsyncTypebox = async (app) => {
     config: { publicCache: true },
     handler: async (request, reply) => {
       const body = await app.readCache.body('cycles:feed', async () => atomFeed(await app.cycles.recentCycles(FEED_ENTRIES)))
+      app.readyLane.learnBody(request, feedLane, 'cycles:feed')
       return await sendReady(request, reply, body, ATOM_CONTENT_TYPE)
     }
   })
@@ -38,7 +46,9 @@ const cycles: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (request, reply) => {
       const validFrom = request.params.valid_from
       // A miss for an unknown day throws, so nothing is kept for it.
-      const body = await app.readCache.body(`cycle:${validFrom}`, async () => await app.cycles.getCycle(validFrom) ?? Promise.reject(cycleNotFound(validFrom)))
+      const key = `cycle:${validFrom}`
+      const body = await app.readCache.body(key, async () => await app.cycles.getCycle(validFrom) ?? Promise.reject(cycleNotFound(validFrom)))
+      app.readyLane.learnBody(request, cycleLane, key)
       return await sendReady(request, reply, body)
     }
   })
@@ -46,6 +56,6 @@ const cycles: FastifyPluginAsyncTypebox = async (app) => {
 
 export default fp(cycles, {
   name: 'cycles-routes',
-  dependencies: ['cycles-repository', 'read-cache', 'rate-limit', 'http-caching', 'metrics', 'errors'],
+  dependencies: ['cycles-repository', 'read-cache', 'ready-lane', 'rate-limit', 'http-caching', 'metrics', 'errors'],
   encapsulate: true
 })

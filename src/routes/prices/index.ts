@@ -77,7 +77,7 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
       await sendHeldOr(app.readCache.heldBody(key),
         async () => await app.readCache.body(key, async () => await app.prices.listPrices({ ...filter, limit: q.limit })),
         (body) => {
-          app.readyLane.learn(request, pagesLane, () => app.readCache.heldBody(key))
+          app.readyLane.learnBody(request, pagesLane, key)
           return sendReady(request, reply, body)
         })
     }
@@ -95,7 +95,7 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
         async () => await app.readCache.body(key, async () =>
           await app.cycles.changes(validFrom, town) ?? Promise.reject(cycleNotFound(validFrom as string))),
         (body) => {
-          app.readyLane.learn(request, changesLane, () => app.readCache.heldBody(key))
+          app.readyLane.learnBody(request, changesLane, key)
           return sendReady(request, reply, body)
         })
     }

@@ -1,20 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import fp from 'fastify-plugin'
 import { operations } from '../../generated/openapi.js'
-import { sendHeldOr, sendReady, type ReadyBody } from '../../http/body.js'
+import { sendHeldOr, sendReady } from '../../http/body.js'
 
 const towns: FastifyPluginAsyncTypebox = async (app) => {
   // D3 order. Spec 4.3 rule 2 (the list reflects the database at request time) holds: the list
   // changes only on ingest, which clears the read cache on every replica (D26).
   const lane = app.readyLane.route(operations.listTowns.url)
-  const held = (): ReadyBody | undefined => app.readCache.heldBody('towns')
   app.route({
     ...operations.listTowns,
     config: { publicCache: true },
-    handler: (request, reply) => sendHeldOr(held(),
+    handler: (request, reply) => sendHeldOr(app.readCache.heldBody('towns'),
       async () => await app.readCache.body('towns', async () => JSON.stringify(await app.prices.listTowns())),
       (body) => {
-        app.readyLane.learn(request, lane, held)
+        app.readyLane.learnBody(request, lane, 'towns')
         return sendReady(request, reply, body)
       })
   })
