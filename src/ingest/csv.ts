@@ -138,6 +138,8 @@ export function parseCycleCsv (text: string): PriceRow[] {
   const rows: PriceRow[] = []
   let readRow: ((cells: readonly string[], line: number) => PriceRow) | undefined
   let line = 1
+  // Without a quote character no cell can hold a line break: every row is one physical line.
+  const quoted = input.includes('"')
 
   Papa.parse<string[]>(input, {
     header: false,
@@ -147,7 +149,7 @@ export function parseCycleCsv (text: string): PriceRow[] {
     skipEmptyLines: false,
     step ({ data: cells, errors }) {
       const rowLine = line
-      line += physicalLines(cells)
+      line += quoted ? physicalLines(cells) : 1
       if (errors.length > 0) throw new IngestRejected(`Malformed quoted field on line ${rowLine}`)
       if (isBlank(cells)) return // D6: skipped, though its line still counts
       if (readRow === undefined) readRow = rowReader(mapHeader(cells))
@@ -176,17 +178,26 @@ function rowReader (columns: ColumnMap): (cells: readonly string[], line: number
   const cycleTo = new Map<string, string>() // valid_from → the valid_to that isCycle accepted
   const seen = new Map<string, Map<string, number>>() // D9: valid_from → town → line
 
+  // Plain arrays and index loops: this runs for every row of files of 100,000 rows (issue 12).
+  const canonical = specs.map((spec) => spec.column)
+  const canonicalKind = specs.map((spec) => spec.kind)
+  const ordered = byPosition.map((spec) => spec.column)
+  const orderedKind = byPosition.map((spec) => spec.kind)
+  const orderedSlot = byPosition.map((spec) => spec.slot)
+
   return (cells, line) => {
     // D10, within one row: (1) D6, the first missing cell in canonical order; (2) D7/D5/D30, cells
     // left to right in the file's column order; (3) D8, the cycle; (4) D9, the duplicate.
-    for (const { column, kind, display } of specs) {
-      const cell = cells[column]
-      if (cell === undefined || (kind !== 'price' && cell.trim() === '')) {
-        throw new IngestRejected(`Missing value for ${display} on line ${line}`)
+    for (let i = 0; i < 6; i++) {
+      const cell = cells[canonical[i] as number]
+      if (cell === undefined || (canonicalKind[i] !== 'price' && cell.trim() === '')) {
+        throw new IngestRejected(`Missing value for ${(specs[i] as { display: string }).display} on line ${line}`)
       }
     }
-    for (const { column, kind, slot } of byPosition) {
-      const cell = cells[column] as string
+    for (let i = 0; i < 6; i++) {
+      const cell = cells[ordered[i] as number] as string
+      const kind = orderedKind[i]
+      const slot = orderedSlot[i] as number
       if (kind === 'price') {
         values[slot] = parsePriceCell(cell)
       } else if (kind === 'town') {
