@@ -270,3 +270,32 @@ t.test(`[D45] the learned URLs are bounded (${MAX_LEARNED_URLS}), starting over 
   lane.learn('/v1/towns?x=new', route, () => body)
   t.equal(lane.size, 1)
 })
+
+t.test('[D45] while the app closes, every request goes to Fastify (whose answers say Connection: close)', async (t) => {
+  let closing = false
+  const lane = new ReadyLane({
+    allowOrigin: () => undefined,
+    exposeHeaders: 'ETag',
+    hit: () => ({ allowed: true, remaining: 59, resetMs: 60_000 }),
+    limitHeaders: () => ({ limit: '60', remaining: '59', reset: '60' }),
+    passHit: () => {},
+    publicCacheControl: 'public',
+    closing: () => closing
+  }, () => '127.0.0.1')
+  lane.learn('/v1/towns', { record: () => {}, negotiatesCsv: false, contentType: 'application/json' }, () => readyBody('["Nairobi"]'))
+  const { createServer } = await import('node:http')
+  const server = createServer((request, response) => {
+    if (lane.answer(request, response)) return
+    response.writeHead(299, { 'content-length': '0' })
+    response.end()
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { server.close() })
+  const port = (server.address() as AddressInfo).port
+  const open = await get(port, '/v1/towns')
+  t.equal(open.status, 200)
+  t.equal(open.body.toString(), '["Nairobi"]')
+  closing = true
+  t.equal((await get(port, '/v1/towns')).status, 299, 'passed on')
+  t.equal(lane.answered, 1)
+})
