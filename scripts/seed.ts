@@ -12,8 +12,8 @@ import type { Database } from '../src/db/client.js'
 import { openDatabase } from '../src/db/client.js'
 import { migrateDatabase } from '../src/db/migrate.js'
 import { cycleOf, todayInKenya } from '../src/domain/cycle.js'
-import { parseCycleCsv } from '../src/ingest/csv.js'
-import { ingestRows, type IngestOutcome } from '../src/db/ingest.js'
+import { cycleCsvBatches } from '../src/ingest/csv.js'
+import { ingestBatches, type IngestOutcome } from '../src/db/ingest.js'
 import { loadSampleTowns, sampleCycles } from './sample/generate.js'
 
 export const SEED_CYCLES = 13
@@ -21,7 +21,7 @@ export const SEED_CYCLES = 13
 /** The sample cycles ending with the one active on `today`, ingested as one upload would be. */
 export async function seedSampleData (database: Database, today = todayInKenya()): Promise<IngestOutcome> {
   const text = sampleCycles({ towns: loadSampleTowns(), cycles: SEED_CYCLES, lastValidFrom: cycleOf(today).validFrom })
-  return await ingestRows(database, parseCycleCsv(text))
+  return await ingestBatches(database, cycleCsvBatches(text))
 }
 
 async function main (): Promise<number> {

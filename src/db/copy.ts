@@ -26,6 +26,19 @@ interface CopyQuery { reject?: unknown, writable: () => Promise<Writable> }
 
 /** COPY in PostgreSQL's text format, sent in chunks so no single string holds the whole file. */
 export async function copyRows (client: postgres.TransactionSql, rows: readonly PriceRow[]): Promise<void> {
+  await copyBatches(client, (function * () {
+    for (let i = 0; i < rows.length; i += COPY_CHUNK_ROWS) yield rows.slice(i, i + COPY_CHUNK_ROWS)
+  })())
+}
+
+const COPY_CHUNK_ROWS = 5000
+
+/**
+ * COPY of each batch as `batches` yields it (D46: the caller reads the next batch while the
+ * server stores this one). An error thrown by `batches` aborts the COPY (CopyFail) and is
+ * rethrown once the server has answered it, so the connection is ready for the ROLLBACK.
+ */
+export async function copyBatches (client: postgres.TransactionSql, batches: Iterable<readonly PriceRow[]>): Promise<void> {
   const query = client.unsafe('COPY fuel_prices (town, valid_from, valid_to, super_petrol, diesel, kerosene) FROM STDIN') as unknown as CopyQuery
   const original = query.reject
   if (typeof original !== 'function') {
@@ -34,17 +47,31 @@ export async function copyRows (client: postgres.TransactionSql, rows: readonly 
   // postgres.js resolves the query with the stream as the copy starts; when the server then
   // refuses the data it rejects that (already settled) query and never ends the stream, so a
   // failing COPY would hang holding the ingest lock. Its rejection is caught here instead.
+  let refused = false
   const failed = new Promise<never>((_resolve, reject) => {
-    query.reject = (err: unknown) => { reject(err); (original as (e: unknown) => void)(err) }
+    query.reject = (err: unknown) => { refused = true; reject(err); (original as (e: unknown) => void)(err) }
   })
   failed.catch(() => {})
   const stream = await query.writable()
+  // Whatever destroys the stream (a refusal, a lost connection, CopyFail) also rejects `failed`,
+  // which is what is awaited; an 'error' event without a listener would end the process.
+  stream.on('error', () => {})
+  let aborted = false
   const write = async (): Promise<void> => {
-    const CHUNK = 5000
-    for (let i = 0; i < rows.length;) {
+    const source = batches[Symbol.iterator]()
+    for (;;) {
+      let next
+      try {
+        next = source.next()
+      } catch (err) {
+        aborted = true
+        stream.destroy(err as Error) // postgres.js sends CopyFail
+        throw err
+      }
+      if (refused) return // `failed` carries the server's answer
+      if (next.done === true) break
       let text = ''
-      for (const end = Math.min(i + CHUNK, rows.length); i < end; i++) {
-        const r = rows[i] as PriceRow
+      for (const r of next.value) {
         text += `${copyText(r.town)}\t${r.validFrom}\t${r.validTo}\t${r.superPetrol}\t${r.diesel}\t${r.kerosene}\n`
       }
       if (!stream.write(text)) await Promise.race([once(stream, 'drain'), failed])
@@ -52,7 +79,12 @@ export async function copyRows (client: postgres.TransactionSql, rows: readonly 
     stream.end()
     await finished(stream)
   }
-  await Promise.race([write(), failed])
+  try {
+    await Promise.race([write(), failed])
+  } catch (err) {
+    if (aborted) await failed.catch(() => {}) // the server's answer to CopyFail
+    throw err
+  }
 }
 
 /** COPY text format: backslash, tab, newline and carriage return are escaped. */

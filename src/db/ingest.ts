@@ -4,7 +4,7 @@ import type { PriceRow } from '../ingest/csv.js'
 import { reviewCycles, type CycleReview, type StoredPrice } from '../ingest/plausibility.js'
 import { pricesChangedChannel } from './channels.js'
 import { rowsOf, type Database } from './client.js'
-import { copyRows, transactionClientOf } from './copy.js'
+import { copyBatches, transactionClientOf } from './copy.js'
 
 /**
  * Validated CSV rows → fuel_prices (spec 4.5 rule 6, D14, D15), or, for a dry run, what that
@@ -47,20 +47,45 @@ const INGEST_LOCK_KEY = 7_305_531_002
  * a repeat would make PostgreSQL refuse the batch ("cannot affect row a second time").
  */
 export async function ingestRows (database: Database, rows: readonly PriceRow[], options: IngestOptions = {}): Promise<IngestOutcome> {
+  return await ingestBatches(database, [rows], options)
+}
+
+/**
+ * `ingestRows` for rows that are still being validated (`cycleCsvBatches`): on PostgreSQL each
+ * batch is sent by COPY while the next is parsed (D46), so the file's validation and the server's
+ * work overlap on two cores. An error from `batches` (a 400 of the file) rolls everything back.
+ */
+export async function ingestBatches (database: Database, batches: Iterable<readonly PriceRow[]>, options: IngestOptions = {}): Promise<IngestOutcome> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError('batchSize must be a positive integer')
+  // Every row read so far, batch by batch, for the upsert path and the outcome.
+  const read: Array<readonly PriceRow[]> = []
+  const source = batches[Symbol.iterator]()
+  const reading = (function * (): Generator<readonly PriceRow[]> {
+    for (let next = source.next(); next.done !== true; next = source.next()) {
+      read.push(next.value)
+      yield next.value
+    }
+  })()
+  // The first batch is read before the transaction begins: a file that fails early (a header, a
+  // first row, a whole monthly file of 233 rows) costs the database nothing.
+  const first = reading.next()
+  const allRows = (): readonly PriceRow[] => {
+    for (let next = reading.next(); next.done !== true; next = reading.next());
+    return read.length === 1 ? read[0] as readonly PriceRow[] : read.flat()
+  }
   // Built when a statement needs them (not on the COPY path below).
-  const batches = function * (): Generator<string> {
+  const statements = function * (rows: readonly PriceRow[]): Generator<string> {
     for (let i = 0; i < rows.length; i += batchSize) yield recordsJson(rows.slice(i, i + batchSize))
   }
-  let copied = false
 
   let inserted = 0
   let updated = 0
   if (options.dryRun === true) {
+    const rows = allRows()
     // One snapshot for every batch, so the counts describe one state of the table.
     await database.db.transaction(async (tx) => {
-      for (const records of batches()) {
+      for (const records of statements(rows)) {
         const [counts] = rowsOf<Counts>(await tx.execute(sql`
           SELECT count(*) FILTER (WHERE f.id IS NULL)::int AS inserted,
                  count(*) FILTER (WHERE f.id IS NOT NULL
@@ -79,33 +104,32 @@ export async function ingestRows (database: Database, rows: readonly PriceRow[],
       // timeout; this transaction gets its own bound (SET LOCAL ends with it).
       await tx.execute(sql.raw(`SET LOCAL statement_timeout = ${INGEST_STATEMENT_TIMEOUT_MS}`))
       await tx.execute(sql`SELECT pg_advisory_xact_lock(${INGEST_LOCK_KEY}::bigint)`)
-      if (database.kind === 'postgres' && !await anyStored(tx, rows)) {
-        // A new cycle (the monthly upload) or a backfill into empty cycles: no row of the file
-        // can conflict — uniqueness is (town, valid_from), none of these valid_from dates is
-        // stored, and the lock keeps other ingests out — so COPY's bulk path writes them all.
-        await copyRows(transactionClientOf(tx), rows)
-        inserted = rows.length
-        copied = true
-      }
-      for (const records of copied ? [] : batches()) {
-        // Spec 4.5 rule 6: upsert on (town, valid_from), keeping the id (spec 2: "stable once
-        // written"). The WHERE leaves identical rows untouched (no new row version, counted as
-        // unchanged); xmax = 0 marks a row this statement inserted rather than updated.
-        const [counts] = rowsOf<Counts>(await tx.execute(sql`
-          WITH upserted AS (
-            INSERT INTO fuel_prices AS f (town, valid_from, valid_to, super_petrol, diesel, kerosene)
-            SELECT r.town, r.valid_from, r.valid_to, r.super_petrol, r.diesel, r.kerosene
-            FROM json_to_recordset(${records}::json) AS r(${RECORD_COLUMNS})
-            ON CONFLICT ON CONSTRAINT fuel_prices_town_valid_from_key DO UPDATE
-              SET super_petrol = EXCLUDED.super_petrol, diesel = EXCLUDED.diesel, kerosene = EXCLUDED.kerosene
-              WHERE (f.super_petrol, f.diesel, f.kerosene) IS DISTINCT FROM (EXCLUDED.super_petrol, EXCLUDED.diesel, EXCLUDED.kerosene)
-            RETURNING (f.xmax = 0) AS inserted
-          )
-          SELECT count(*) FILTER (WHERE inserted)::int AS inserted,
-                 count(*) FILTER (WHERE NOT inserted)::int AS updated
-          FROM upserted`))
-        inserted += counts?.inserted ?? 0
-        updated += counts?.updated ?? 0
+      // D46: a file of new records only (the monthly upload, a backfill) is written by COPY's
+      // bulk path as it is read. A file that touches a stored (town, valid_from) makes COPY fail
+      // on the unique key: back to the savepoint, and the rows are upserted instead.
+      if (database.kind === 'postgres' && first.done !== true && await copiedAll(tx, first.value, reading)) {
+        inserted = allRows().length
+      } else {
+        for (const records of statements(allRows())) {
+          // Spec 4.5 rule 6: upsert on (town, valid_from), keeping the id (spec 2: "stable once
+          // written"). The WHERE leaves identical rows untouched (no new row version, counted as
+          // unchanged); xmax = 0 marks a row this statement inserted rather than updated.
+          const [counts] = rowsOf<Counts>(await tx.execute(sql`
+            WITH upserted AS (
+              INSERT INTO fuel_prices AS f (town, valid_from, valid_to, super_petrol, diesel, kerosene)
+              SELECT r.town, r.valid_from, r.valid_to, r.super_petrol, r.diesel, r.kerosene
+              FROM json_to_recordset(${records}::json) AS r(${RECORD_COLUMNS})
+              ON CONFLICT ON CONSTRAINT fuel_prices_town_valid_from_key DO UPDATE
+                SET super_petrol = EXCLUDED.super_petrol, diesel = EXCLUDED.diesel, kerosene = EXCLUDED.kerosene
+                WHERE (f.super_petrol, f.diesel, f.kerosene) IS DISTINCT FROM (EXCLUDED.super_petrol, EXCLUDED.diesel, EXCLUDED.kerosene)
+              RETURNING (f.xmax = 0) AS inserted
+            )
+            SELECT count(*) FILTER (WHERE inserted)::int AS inserted,
+                   count(*) FILTER (WHERE NOT inserted)::int AS updated
+            FROM upserted`))
+          inserted += counts?.inserted ?? 0
+          updated += counts?.updated ?? 0
+        }
       }
       // D26: every replica listening on PostgreSQL clears its latest-prices cache; a NOTIFY is
       // delivered at COMMIT and dropped on ROLLBACK. (PGlite has one process: the caller clears.)
@@ -113,6 +137,7 @@ export async function ingestRows (database: Database, rows: readonly PriceRow[],
     })
   }
 
+  const rows = allRows()
   return {
     recordsProcessed: rows.length,
     inserted,
@@ -120,6 +145,32 @@ export async function ingestRows (database: Database, rows: readonly PriceRow[],
     unchanged: rows.length - inserted - updated,
     cycles: cyclesOf(rows)
   }
+}
+
+/**
+ * D46: COPY of `first` and then of every batch of `rest` as it is read, under a savepoint. False
+ * (and rolled back to the savepoint) when a row is already stored; any other error is thrown.
+ */
+async function copiedAll (tx: { execute: Database['db']['execute'] }, first: readonly PriceRow[], rest: Iterator<readonly PriceRow[]>): Promise<boolean> {
+  await tx.execute(sql`SAVEPOINT bulk_copy`)
+  try {
+    await copyBatches(transactionClientOf(tx), (function * () {
+      yield first
+      for (let next = rest.next(); next.done !== true; next = rest.next()) yield next.value
+    })())
+  } catch (err) {
+    if (!isStoredKey(err)) throw err
+    await tx.execute(sql`ROLLBACK TO SAVEPOINT bulk_copy`)
+    return false
+  }
+  await tx.execute(sql`RELEASE SAVEPOINT bulk_copy`)
+  return true
+}
+
+/** PostgreSQL's unique_violation on (town, valid_from): the file holds a record already stored. */
+function isStoredKey (err: unknown): boolean {
+  const { code, constraint_name: constraint } = err as { code?: unknown, constraint_name?: unknown }
+  return code === '23505' && constraint === 'fuel_prices_town_valid_from_key'
 }
 
 interface Counts {
@@ -151,16 +202,6 @@ export function cyclesOf (rows: readonly PriceRow[]): Cycle[] {
   const byFrom = new Map<string, string>()
   for (const row of rows) byFrom.set(row.validFrom, row.validTo)
   return [...byFrom].sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0)).map(([validFrom, validTo]) => ({ validFrom, validTo }))
-}
-
-/** Is any row stored for one of the cycles (valid_from dates) of these rows? One index probe each. */
-async function anyStored (tx: { execute: Database['db']['execute'] }, rows: readonly PriceRow[]): Promise<boolean> {
-  const dates = JSON.stringify([...new Set(rows.map((r) => r.validFrom))])
-  const [row] = rowsOf<{ found: boolean }>(await tx.execute(sql`
-    SELECT EXISTS (
-      SELECT 1 FROM fuel_prices WHERE valid_from IN (SELECT value::date FROM json_array_elements_text(${dates}::json))
-    ) AS found`))
-  return row?.found === true
 }
 
 /**

@@ -3,7 +3,7 @@ import type { FuelPrice } from '../generated/openapi.js'
 import type { PriceRow } from '../ingest/csv.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
 import type { CycleReview } from '../ingest/plausibility.js'
-import { ingestRows, reviewRows, type IngestOptions, type IngestOutcome } from './ingest.js'
+import { ingestBatches, reviewRows, type IngestOptions, type IngestOutcome } from './ingest.js'
 import { fuelPrices } from './schema.js'
 
 export interface PriceFilter {
@@ -144,9 +144,12 @@ export class PricesRepository {
     return await this.townsStatement.execute()
   }
 
-  /** Spec 4.5 rule 6, D14: validated rows upserted in one transaction (see db/ingest.ts). */
-  async ingest (rows: readonly PriceRow[], options?: IngestOptions): Promise<IngestOutcome> {
-    return await ingestRows(this.database, rows, options)
+  /**
+   * Spec 4.5 rule 6, D14: validated rows upserted in one transaction (see db/ingest.ts), batch by
+   * batch as they are read (D46; `[rows]` when all are at hand).
+   */
+  async ingest (batches: Iterable<readonly PriceRow[]>, options?: IngestOptions): Promise<IngestOutcome> {
+    return await ingestBatches(this.database, batches, options)
   }
 
   /** D40: the dry run's review of a file's cycles against the cycles before them. */

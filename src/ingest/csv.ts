@@ -113,6 +113,7 @@ export function parseDateCell (raw: string, format: DateFormat): string {
 /** D5: a price cell → canonical two-decimal string, by string arithmetic only (no float, so
  * nothing is rounded). Must be > 0 and fit numeric(6,2), i.e. at most 9999.99. */
 export function parsePriceCell (raw: string): string {
+  if (isCanonicalPrice(raw)) return raw // the common cell, already as stored: no regex, no copy
   const m = PRICE.exec(raw.trim())
   if (m === null) throw new IngestRejected(`Invalid price value: ${raw}`)
   const digits = m[2] as string
@@ -128,20 +129,53 @@ export function parsePriceCell (raw: string): string {
 }
 
 /**
+ * D5's canonical form that needs no work: 1–4 whole digits without a leading zero, a dot, two
+ * digits ('180.50', '1.05'). Such a price is > 0 and fits numeric(6,2); parsePriceCell would
+ * return it unchanged. Checked by character code, since it runs for 3 cells of every row.
+ */
+function isCanonicalPrice (cell: string): boolean {
+  const dot = cell.length - 3
+  if (dot < 1 || dot > 4 || cell.charCodeAt(dot) !== 0x2e) return false
+  const first = cell.charCodeAt(0)
+  if (first < 0x31 || first > 0x39) return false // 1–9: no leading zero, no sign, no space
+  for (let i = 1; i < cell.length; i++) {
+    if (i === dot) continue
+    const c = cell.charCodeAt(i)
+    if (c < 0x30 || c > 0x39) return false
+  }
+  return true
+}
+
+/**
  * Spec 4.5 + D4–D10: the text of an uploaded CSV → validated rows, or the first error in file
  * order (D10). Line numbers are physical lines: header = line 1, skipped blank lines count, and a
  * row whose quoted field spans lines is reported at the line where it starts (D6).
  */
 export function parseCycleCsv (text: string): PriceRow[] {
+  const batches = [...cycleCsvBatches(text, Infinity)]
+  return batches.length === 1 ? batches[0] as PriceRow[] : batches.flat()
+}
+
+/** How much text `cycleCsvBatches` reads at a time: ~1,300 rows of the usual file. */
+export const BATCH_CHARS = 64 * 1024
+
+/**
+ * `parseCycleCsv` as it goes: the validated rows of each ~`batchChars` of the file (D46: the
+ * ingest writes one batch while the next is read). The same checks in the same order,
+ * so the same rows and the same first error; an error can come after earlier batches were
+ * yielded, so whoever wrote those must undo them (the ingest's transaction does).
+ */
+export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS): Generator<PriceRow[], void, undefined> {
   // One kind of line break (CRLF, CR or LF each end one physical line), so Papa needs no guessing.
   const input = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(LINE_BREAKS, '\n')
-  const rows: PriceRow[] = []
+  let rows: PriceRow[] = []
+  let total = 0
   let readRow: ((cells: readonly string[], line: number) => PriceRow) | undefined
   let line = 1
-  // Without a quote character no cell can hold a line break: every row is one physical line.
+  // Without a quote character no cell can hold a line break: every row is one physical line, so
+  // the file can be cut at any line break. A quoted file is read in one piece.
   const quoted = input.includes('"')
-
-  Papa.parse<string[]>(input, {
+  const config: Papa.ParseConfig<string[]> = {
     header: false,
     delimiter: ',',
     newline: '\n',
@@ -155,11 +189,24 @@ export function parseCycleCsv (text: string): PriceRow[] {
       if (readRow === undefined) readRow = rowReader(mapHeader(cells))
       else rows.push(readRow(cells, rowLine))
     }
-  })
+  }
+  const size = quoted ? Infinity : batchChars
+  for (let start = 0; start < input.length;) {
+    // A piece ends before a line break, which is dropped: the next piece starts the next line.
+    // (Only a break that ends the file is lost, and with it a blank last line.)
+    const cut = input.indexOf('\n', start + size)
+    const end = cut === -1 ? input.length : cut
+    Papa.parse<string[]>(input.slice(start, end), config)
+    start = end + 1
+    if (rows.length > 0) {
+      total += rows.length
+      yield rows
+      rows = []
+    }
+  }
 
   if (readRow === undefined) throw new IngestRejected(HEADER_MISMATCH)
-  if (rows.length === 0) throw new IngestRejected(NO_ROWS)
-  return rows
+  if (total === 0) throw new IngestRejected(NO_ROWS)
 }
 
 /**
@@ -173,10 +220,15 @@ function rowReader (columns: ColumnMap): (cells: readonly string[], line: number
   const byPosition = [...specs].sort((a, b) => a.column - b.column)
   const values = ['', '', '', '', '', ''] // by slot, in FIELDS order
   let format: DateFormat | undefined
+  // Caches of cells already checked: raw cell → value (and the file's last one, since rows of a
+  // cycle usually follow each other, each date column keeps its own). Towns and cycles also get small dense ids, so that D9's
+  // check is two array lookups instead of hashing a pair of strings per row.
   const dates = new Map<string, string>() // raw cell → YYYY-MM-DD
-  const towns = new Map<string, string>() // raw cell → D4 name
-  const cycleTo = new Map<string, string>() // valid_from → the valid_to that isCycle accepted
-  const seen = new Map<string, Map<string, number>>() // D9: valid_from → town → line
+  const towns = new Map<string, Town>() // raw cell → D4 name and its id
+  const townIds = new Map<string, number>() // D4 name → id (several raw spellings share one)
+  const cycles = new Map<string, { validTo: string, lines: number[] }>() // valid_from → D8 ok'd valid_to, D9 line by town id
+  const lastDateCell = ['', '', '', '', '', ''] // by slot: the previous row's cell…
+  const lastDate = ['', '', '', '', '', ''] // …and its value
 
   // Plain arrays and index loops: this runs for every row of files of 100,000 rows (issue 12).
   const canonical = specs.map((spec) => spec.column)
@@ -184,13 +236,15 @@ function rowReader (columns: ColumnMap): (cells: readonly string[], line: number
   const ordered = byPosition.map((spec) => spec.column)
   const orderedKind = byPosition.map((spec) => spec.kind)
   const orderedSlot = byPosition.map((spec) => spec.slot)
+  let townId = 0
+  let townSlot = 0 // the id of the current row's town
 
   return (cells, line) => {
     // D10, within one row: (1) D6, the first missing cell in canonical order; (2) D7/D5/D30, cells
     // left to right in the file's column order; (3) D8, the cycle; (4) D9, the duplicate.
     for (let i = 0; i < 6; i++) {
       const cell = cells[canonical[i] as number]
-      if (cell === undefined || (canonicalKind[i] !== 'price' && cell.trim() === '')) {
+      if (cell === undefined || (canonicalKind[i] !== 'price' && isBlankCell(cell))) {
         throw new IngestRejected(`Missing value for ${(specs[i] as { display: string }).display} on line ${line}`)
       }
     }
@@ -202,43 +256,60 @@ function rowReader (columns: ColumnMap): (cells: readonly string[], line: number
         values[slot] = parsePriceCell(cell)
       } else if (kind === 'town') {
         let town = towns.get(cell)
-        if (town === undefined) towns.set(cell, town = townFromCell(cell, line)) // D4, D30
-        values[slot] = town
+        if (town === undefined) {
+          const name = townFromCell(cell, line) // D4, D30
+          let id = townIds.get(name)
+          if (id === undefined) townIds.set(name, id = townId++)
+          towns.set(cell, town = { name, id })
+        }
+        values[slot] = town.name
+        townSlot = town.id
+      } else if (cell === lastDateCell[slot]) {
+        values[slot] = lastDate[slot] as string
       } else {
         let date = dates.get(cell)
         if (date === undefined) {
           format ??= detectDateFormat(cell) // D7: the first date cell fixes the format
           dates.set(cell, date = parseDateCell(cell, format))
         }
-        values[slot] = date
+        values[slot] = lastDate[slot] = date
+        lastDateCell[slot] = cell
       }
     }
     const [validFrom, validTo, town, superPetrol, diesel, kerosene] = values as Six
 
-    if (cycleTo.get(validFrom) !== validTo) {
+    let cycle = cycles.get(validFrom)
+    if (cycle?.validTo !== validTo) {
       if (!isCycle(validFrom, validTo)) {
         const from = cells[columns.validFrom] as string
         const to = cells[columns.validTo] as string
         throw new IngestRejected(`Invalid pricing cycle on line ${line}: From ${from} To ${to}`)
       }
-      cycleTo.set(validFrom, validTo)
+      // isCycle derives valid_to from valid_from: a cycle met before had this same valid_to.
+      cycles.set(validFrom, cycle = { validTo, lines: [] })
     }
 
-    let townsInCycle = seen.get(validFrom)
-    if (townsInCycle === undefined) seen.set(validFrom, townsInCycle = new Map())
-    const earlier = townsInCycle.get(town)
+    const earlier = cycle.lines[townSlot]
     if (earlier !== undefined) {
       throw new IngestRejected(`Duplicate row for ${town} from ${validFrom} on lines ${earlier} and ${line}`)
     }
-    townsInCycle.set(town, line)
+    cycle.lines[townSlot] = line
     return { line, town, validFrom, validTo, superPetrol, diesel, kerosene }
   }
+}
+
+interface Town { name: string, id: number }
+
+/** `cell.trim() === ''`, without trimming the usual cell, which starts with a visible ASCII character. */
+function isBlankCell (cell: string): boolean {
+  const first = cell.charCodeAt(0)
+  return !(first > 0x20 && first < 0x7f) && cell.trim() === ''
 }
 
 /** A row with nothing but white space in its cells is a blank line (as `,,,` rows that
  * spreadsheets leave behind). */
 function isBlank (cells: readonly string[]): boolean {
-  for (const cell of cells) if (cell.trim() !== '') return false
+  for (const cell of cells) if (!isBlankCell(cell)) return false
   return true
 }
 

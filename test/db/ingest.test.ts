@@ -1,6 +1,8 @@
 import t from 'tap'
 import type { PriceRow } from '../../src/ingest/csv.js'
-import { cyclesOf, ingestRows } from '../../src/db/ingest.js'
+import { cyclesOf, ingestBatches, ingestRows, type IngestOutcome } from '../../src/db/ingest.js'
+import { IngestRejected } from '../../src/domain/errors.js'
+import { cycleCsvBatches } from '../../src/ingest/csv.js'
 import { pricesChangedChannel } from '../../src/db/channels.js'
 import { resetData, testDatabase } from '../helper.js'
 import { rowCount, storedRows } from '../fixtures/ingest.js'
@@ -90,33 +92,97 @@ t.test('cyclesOf: distinct, newest first', async (t) => {
   ])
 })
 
-t.test('[D14] PostgreSQL: all-new cycles are written by COPY, overlapping ones upserted; a refused COPY writes nothing and frees the lock', async (t) => {
+t.test('[D46] PostgreSQL: new records are written by COPY; a file touching a stored one is upserted after the savepoint; a refused COPY writes nothing and frees the lock', async (t) => {
   const database = await testDatabase()
   if (database.sql === undefined) {
     t.pass('PGlite: every ingest is the upsert')
     return
   }
   await resetData()
-  const statementsOf = async (rows: PriceRow[]): Promise<string[]> => {
+  const statementsOf = async (batches: Array<readonly PriceRow[]>): Promise<{ outcome: IngestOutcome, seen: string[] }> => {
     const seen: string[] = []
-    database.onStatement = (text) => { seen.push(text.trim().split(/\s+/)[0]?.toUpperCase() ?? '') }
-    try { await ingestRows(database, rows) } finally { database.onStatement = undefined }
-    return seen
+    database.onStatement = (text) => { seen.push(text.trim().split(/\s+/).slice(0, 2).join(' ').toUpperCase()) }
+    try {
+      return { outcome: await ingestBatches(database, batches), seen }
+    } finally { database.onStatement = undefined }
   }
-  const fresh = await statementsOf([row('A', ...JAN), row('B', ...JAN)])
-  t.ok(fresh.includes('COPY'), `new cycle copied: ${fresh.join(' ')}`)
-  t.notOk(fresh.includes('WITH'), 'no upsert')
-  const overlapping = await statementsOf([row('A', ...JAN, '181.00'), row('C', ...FEB)])
-  t.notOk(overlapping.includes('COPY'), `a stored cycle is upserted: ${overlapping.join(' ')}`)
-  t.equal(await rowCount(), 3)
+  const fresh = await statementsOf([[row('A', ...JAN), row('B', ...JAN)]])
+  t.strictSame(fresh.seen.filter((s) => /^(SAVEPOINT|COPY|ROLLBACK|RELEASE|WITH)/.test(s)), ['SAVEPOINT BULK_COPY', 'COPY FUEL_PRICES', 'RELEASE SAVEPOINT'], 'new cycle copied, no upsert')
+  t.strictSame(fresh.outcome, { recordsProcessed: 2, inserted: 2, updated: 0, unchanged: 0, cycles: [{ validFrom: '2026-01-15', validTo: '2026-02-14' }] })
+  const [a] = await storedRows()
+
+  // New records in the first batch, a stored one in the last: COPY is refused on the unique key,
+  // the transaction goes back to the savepoint and upserts every row.
+  const overlapping = await statementsOf([[row('C', ...FEB), row('D', ...FEB)], [row('E', ...FEB)], [row('A', ...JAN, '181.00'), row('B', ...JAN)]])
+  t.strictSame(overlapping.seen.filter((s) => /^(SAVEPOINT|COPY|ROLLBACK|RELEASE|WITH)/.test(s)), ['SAVEPOINT BULK_COPY', 'COPY FUEL_PRICES', 'ROLLBACK TO', 'WITH UPSERTED'])
+  t.strictSame(overlapping.outcome, {
+    recordsProcessed: 5,
+    inserted: 3,
+    updated: 1,
+    unchanged: 1,
+    cycles: [{ validFrom: '2026-02-15', validTo: '2026-03-14' }, { validFrom: '2026-01-15', validTo: '2026-02-14' }]
+  })
+  const stored = await storedRows()
+  t.strictSame(stored.map((r) => [r.town, r.valid_from, r.super_petrol]), [
+    ['A', '2026-01-15', '181.00'], ['B', '2026-01-15', '180.50'], ['C', '2026-02-15', '180.50'], ['D', '2026-02-15', '180.50'], ['E', '2026-02-15', '180.50']
+  ])
+  t.equal(stored[0]?.id, a?.id, 'the updated record keeps its id (spec 2)')
 
   // A row the table's CHECK refuses, in a file of new cycles only (ingestRows trusts its
   // caller; the route never passes such a row): rejected at once, not hung on the stream.
   const marApr = ['2026-03-15', '2026-04-14'] as const
   await t.rejects(ingestRows(database, [row('A', ...marApr), row('B', ...marApr, '0.00')]), /fuel_prices_prices_check/)
-  t.equal(await rowCount(), 3, 'nothing of the refused file was written')
+  t.equal(await rowCount(), 5, 'nothing of the refused file was written')
   // The advisory lock went with the rolled-back transaction: the next ingest proceeds.
   const next = await ingestRows(database, [row('A', ...marApr)])
   t.equal(next.inserted, 1)
-  t.equal(await rowCount(), 4)
+  t.equal(await rowCount(), 6)
+})
+
+t.test('[D46] rows are written as they are read: an error of the file after the first batch rolls back what was sent', async (t) => {
+  const database = await testDatabase()
+  await ingestRows(database, [row('A', ...JAN)])
+  const before = await storedRows()
+  const refusal = new IngestRejected('Invalid price value: abc')
+  let sent = 0
+  const seen: string[] = []
+  if ('onStatement' in database) database.onStatement = (text) => { seen.push(text.trim().split(/\s+/)[0]?.toUpperCase() ?? '') }
+  t.teardown(() => { if ('onStatement' in database) database.onStatement = undefined })
+  const batches = function * (): Generator<PriceRow[]> {
+    yield [row('B', ...FEB), row('C', ...FEB)]
+    sent++
+    yield [row('D', ...FEB)]
+    sent++
+    throw refusal
+  }
+  await t.rejects(ingestBatches(database, batches()), refusal, 'the file\'s own error, not the aborted COPY\'s')
+  t.equal(sent, 2, 'both batches were read before the error')
+  if (database.kind === 'postgres') t.ok(seen.includes('COPY'), `the COPY had begun: ${seen.join(' ')}`)
+  t.strictSame(await storedRows(), before, 'nothing of the file was stored')
+  // The connection and the ingest lock are free: the next ingest proceeds.
+  t.strictSame(await ingestBatches(database, [[row('B', ...FEB)], [row('C', ...FEB)]]), {
+    recordsProcessed: 2, inserted: 2, updated: 0, unchanged: 0, cycles: [{ validFrom: '2026-02-15', validTo: '2026-03-14' }]
+  })
+  // An error in the first batch is found before the transaction begins.
+  seen.length = 0
+  const failsAtOnce: Iterable<PriceRow[]> = { [Symbol.iterator]: () => ({ next: () => { throw refusal } }) }
+  await t.rejects(ingestBatches(database, failsAtOnce), refusal)
+  t.strictSame(seen, [], 'no statement for a file that fails in its first batch')
+})
+
+t.test('[D46] a real file read in small pieces: the same rows as in one piece, its error rolls back', async (t) => {
+  const database = await testDatabase()
+  const lines = ['From,To,Town,Super (PMS),Diesel (AGO),Kerosene (IK)']
+  for (let i = 0; i < 300; i++) lines.push(`15-01-2026,14-02-2026,Town ${i},${100 + i}.50,170.00,160.25`)
+  const text = lines.join('\n')
+  t.strictSame(await ingestBatches(database, cycleCsvBatches(text, 256)), {
+    recordsProcessed: 300, inserted: 300, updated: 0, unchanged: 0, cycles: [{ validFrom: '2026-01-15', validTo: '2026-02-14' }]
+  })
+  const stored = await storedRows()
+  t.equal(stored.length, 300)
+  t.strictSame(stored.find((r) => r.town === 'Town 299'), { ...stored.find((r) => r.town === 'Town 299'), super_petrol: '399.50', valid_to: '2026-02-14' })
+  await resetData()
+  const bad = text + '\n15-01-2026,14-02-2026,Town 7,1.00,1.00,1.00'
+  await t.rejects(ingestBatches(database, cycleCsvBatches(bad, 256)), { name: 'IngestRejected', message: 'Duplicate row for Town 7 from 2026-01-15 on lines 9 and 302' })
+  t.equal(await rowCount(), 0)
 })

@@ -6,7 +6,7 @@ import type { IngestOutcome } from '../../db/ingest.js'
 import { operations, type DryRunResponse } from '../../generated/openapi.js'
 import { bearerAuth } from '../../http/bearer-auth.js'
 import { acceptUploads, readCsvUpload } from '../../http/multipart-upload.js'
-import { decodeCsv, parseCycleCsv } from '../../ingest/csv.js'
+import { cycleCsvBatches, decodeCsv, parseCycleCsv } from '../../ingest/csv.js'
 
 interface IngestRoutesOptions {
   config: Pick<Config, 'ingestToken' | 'maxUploadBytes' | 'ingestWarnShare'>
@@ -31,7 +31,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
   /** The file's validated rows (spec 4.5, D4–D10: every 400) and what an upload would do. */
   const dryRun = async (request: FastifyRequest): Promise<DryRunResponse> => {
     const rows = parseCycleCsv(decodeCsv(await readCsvUpload(request, config.maxUploadBytes)))
-    const outcome = await app.prices.ingest(rows, { dryRun: true })
+    const outcome = await app.prices.ingest([rows], { dryRun: true })
     const review = await app.prices.review(rows, config.ingestWarnShare)
     request.log.info({ dryRun: true, ...logFields(outcome) }, 'csv ingest dry run')
     return {
@@ -70,11 +70,13 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
           .header('link', `<${operations.dryRunIngestCsv.url}>; rel="successor-version"`)
         return await reply.code(200 as never).send(await dryRun(request) as never)
       }
-      const rows = parseCycleCsv(decodeCsv(await readCsvUpload(request, config.maxUploadBytes))) // spec 4.5 / D4–D10: every 400
+      const text = decodeCsv(await readCsvUpload(request, config.maxUploadBytes))
       const notification = app.cacheInvalidation.expect(NOTIFY_WAIT_MS)
       let outcome
       try {
-        outcome = await app.prices.ingest(rows, { notifyPayload: notification.payload })
+        // Spec 4.5 / D4–D10: every 400 of the file comes from its rows as they are read, and rolls
+        // back whatever was written before it (D46).
+        outcome = await app.prices.ingest(cycleCsvBatches(text), { notifyPayload: notification.payload })
       } catch (err) {
         notification.cancel()
         throw err
