@@ -70,10 +70,18 @@ export async function ingestBatches (database: Database, batches: Iterable<reado
   // The first batch is read before the transaction begins: a file that fails early (a header, a
   // first row, a whole monthly file of 233 rows) costs the database nothing.
   const first = reading.next()
+  let all: readonly PriceRow[] | undefined
+  /** The rest of the file read, and every row of it. */
   const allRows = (): readonly PriceRow[] => {
-    for (let next = reading.next(); next.done !== true; next = reading.next());
-    return read.length === 1 ? read[0] as readonly PriceRow[] : read.flat()
+    if (all === undefined) {
+      for (let next = reading.next(); next.done !== true; next = reading.next());
+      all = read.length === 1 ? read[0] as readonly PriceRow[] : read.flat()
+    }
+    return all
   }
+  // PGlite and the dry run read the whole file first: only the COPY path overlaps reading and
+  // writing, and on PGlite the transaction would hold its one connection while the rest is read.
+  if (database.kind !== 'postgres' || options.dryRun === true) allRows()
   // Built when a statement needs them (not on the COPY path below).
   const statements = function * (rows: readonly PriceRow[]): Generator<string> {
     for (let i = 0; i < rows.length; i += batchSize) yield recordsJson(rows.slice(i, i + batchSize))
