@@ -3,6 +3,7 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json openapi.yaml ./
 COPY scripts ./scripts
@@ -13,6 +14,7 @@ RUN npm run build
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund
 
 # Runtime: compiled code, migrations, the contract and sample data; runs as a non-root user.

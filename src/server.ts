@@ -4,6 +4,9 @@ import { buildApp } from './app.js'
 import { loadConfig, type Config } from './config.js'
 import { startupErrorLine, type StartupContext } from './startup-errors.js'
 
+/** Time beyond the longest request for closing the database and Redis clients (D47). */
+const SHUTDOWN_MARGIN_MS = 10_000
+
 /** D33: a failed start is one line on stderr and exit code 1, never a stack or a JSON log. */
 function cannotStart (err: unknown, context: StartupContext): never {
   process.stderr.write(`${startupErrorLine(err, context)}\n`)
@@ -35,7 +38,12 @@ try {
 }
 
 // SIGTERM/SIGINT: stop accepting, let in-flight requests (an ingest included) finish, exit 0.
-closeWithGrace({ delay: 30_000 }, async ({ signal, err }) => {
+// D47: as long as a request may last (REQUEST_TIMEOUT_MS) and a little more to close the pools;
+// close-with-grace's own lines go through the app's logger, so every line is JSON.
+closeWithGrace({
+  delay: config.requestTimeoutMs + SHUTDOWN_MARGIN_MS,
+  logger: { error: (msg: unknown) => { app.log.error(msg instanceof Error ? { err: msg } : { reason: String(msg) }, 'shutdown') } }
+}, async ({ signal, err }) => {
   if (err !== undefined) app.log.error({ err }, 'closing after an uncaught error')
   else app.log.info({ signal }, 'shutting down')
   await app.close()

@@ -54,16 +54,25 @@ export async function openDatabase (options: DatabaseOptions): Promise<Database>
   }
 }
 
+/** D47: the server-side bounds set on every connection. */
+export const LOCK_TIMEOUT_MS = 5000
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000
+
 /** How the service connects to PostgreSQL: pool size, timeouts, and the search_path for tests. */
 export function postgresOptions (options: DatabaseOptions): postgres.Options<Record<string, postgres.PostgresType>> {
+  // D47: no statement waits forever on the server: a statement, a lock wait and a transaction
+  // left idle are each bounded (the ingest raises the first two for its own transaction).
   const connection: Record<string, string> = {
     application_name: 'fuel-price-service',
-    statement_timeout: String(options.statementTimeoutMs ?? 15000)
+    statement_timeout: String(options.statementTimeoutMs ?? 15000),
+    lock_timeout: String(LOCK_TIMEOUT_MS),
+    idle_in_transaction_session_timeout: String(IDLE_IN_TRANSACTION_TIMEOUT_MS)
   }
   if (options.schema !== undefined) connection.search_path = options.schema
   return {
     max: options.poolMax ?? 10,
     idle_timeout: 30,
+    keep_alive: 30, // D47: TCP keepalive after 30 s of silence finds a connection the network lost
     connect_timeout: options.connectTimeoutSeconds ?? 5,
     connection,
     onnotice: () => {},

@@ -109,8 +109,10 @@ export async function ingestBatches (database: Database, batches: Iterable<reado
       // D14: concurrent ingests take turns (held until COMMIT/ROLLBACK), so they never deadlock
       // on each other's rows nor interleave their batches.
       // A large file, or one queued behind others, may take longer than a read's statement
-      // timeout; this transaction gets its own bound (SET LOCAL ends with it).
-      await tx.execute(sql.raw(`SET LOCAL statement_timeout = ${INGEST_STATEMENT_TIMEOUT_MS}`))
+      // timeout: this transaction has its own bounds (set_config(…, true) is SET LOCAL). D47:
+      // waiting its turn behind other ingests is a lock wait, with the same bound.
+      await tx.execute(sql`SELECT set_config('statement_timeout', ${String(INGEST_STATEMENT_TIMEOUT_MS)}, true),
+        set_config('lock_timeout', ${String(INGEST_STATEMENT_TIMEOUT_MS)}, true)`)
       await tx.execute(sql`SELECT pg_advisory_xact_lock(${INGEST_LOCK_KEY}::bigint)`)
       // D46: a file of new records only (the monthly upload, a backfill) is written by COPY's
       // bulk path as it is read. A file that touches a stored (town, valid_from) makes COPY fail

@@ -92,3 +92,74 @@ export function csvForm (csv: string): FormData {
   form.append('file', new Blob([csv], { type: 'text/csv' }), 'cycle.csv')
   return form
 }
+
+/** Where an armed FaultProxy strikes: `afterBytes` past the marker, or at the message after it. */
+export interface FaultPoint { afterBytes?: number, nextMessage?: boolean }
+
+/**
+ * A TCP proxy to PostgreSQL that watches what the service sends: once armed, the first client
+ * message containing `marker` (or the bytes or message after it: inside a COPY, or postgres.js's
+ * prepared COMMIT, whose text is sent only once per connection) is held back and `fault` runs
+ * (terminating the backends), so a connection is lost in exactly that phase.
+ */
+export class FaultProxy {
+  private server: Server | undefined
+  private armed: { marker: string, point: FaultPoint, fault: () => Promise<void>, hit: () => void } | undefined
+  private readonly sockets = new Set<Socket>()
+  port = 0
+
+  constructor (private readonly targetPort: number, private readonly targetHost = '127.0.0.1') {}
+
+  async start (): Promise<void> {
+    this.port = await freePort()
+    this.server = createServer((client) => {
+      const upstream = connect(this.targetPort, this.targetHost)
+      const close = (): void => { client.destroy(); upstream.destroy() }
+      for (const s of [client, upstream]) { this.sockets.add(s); s.on('close', () => this.sockets.delete(s)) }
+      client.on('error', close)
+      upstream.on('error', close)
+      client.on('close', close)
+      upstream.on('close', close)
+      upstream.on('data', (chunk: Buffer) => client.write(chunk))
+      let tail = ''
+      let seen = -1 // bytes sent since the marker, once it has been seen
+      client.on('data', (chunk: Buffer) => {
+        const armed = this.armed
+        if (armed !== undefined) {
+          let strike = false
+          if (seen < 0) {
+            const text = tail + chunk.toString('latin1')
+            if (text.includes(armed.marker)) seen = 0
+            tail = text.slice(-armed.marker.length)
+            strike = seen === 0 && armed.point.nextMessage !== true && (armed.point.afterBytes ?? 0) === 0
+          } else {
+            seen += chunk.length
+            strike = armed.point.nextMessage === true || seen >= (armed.point.afterBytes ?? 0)
+          }
+          if (strike) {
+            this.armed = undefined
+            client.pause()
+            void armed.fault().finally(() => { armed.hit(); setTimeout(close, 2000).unref() })
+            return
+          }
+        }
+        upstream.write(chunk)
+      })
+    })
+    await new Promise<void>((resolve) => this.server?.listen(this.port, '127.0.0.1', resolve))
+  }
+
+  /** Resolves once a message with `marker` has been caught and `fault` has run. */
+  async arm (marker: string, fault: () => Promise<void>, point: FaultPoint = {}): Promise<void> {
+    await new Promise<void>((resolve) => { this.armed = { marker, point, fault, hit: resolve } })
+  }
+
+  disarm (): void { this.armed = undefined }
+
+  async close (): Promise<void> {
+    const server = this.server
+    this.server = undefined
+    for (const s of this.sockets) s.destroy()
+    if (server !== undefined) await new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+}
