@@ -53,8 +53,12 @@ interface RedisSlidingWindowOptions {
   now?: () => number
   /** Called once per outage (first failure after a success), never per request. */
   onError?: (err: unknown) => void
-  /** Called when a hit succeeds again after an outage. */
+  /** Called when a hit or a probe succeeds again after an outage. */
   onRecover?: () => void
+  /** Consecutive failures that open the circuit (D47). */
+  breakerThreshold?: number
+  /** While the circuit is open, how often Redis is probed in the background (ms). */
+  probeIntervalMs?: number
 }
 
 /**
@@ -68,6 +72,11 @@ interface RedisSlidingWindowOptions {
  * infrastructure fault would turn a Redis outage into an API outage. The client built by
  * `createRedisClient` does not queue commands while offline, so these answers are immediate,
  * and it reconnects by itself; the next successful hit ends the outage.
+ *
+ * D47 circuit breaker: a Redis that accepts connections but does not answer costs each command
+ * its timeout. After `breakerThreshold` failures in a row the circuit opens: hits fail open at
+ * once, without a command, while a background PING every `probeIntervalMs` waits for Redis to
+ * answer again; its first answer closes the circuit.
  */
 export class RedisSlidingWindowStore implements SlidingWindowStore {
   readonly max: number
@@ -82,6 +91,11 @@ export class RedisSlidingWindowStore implements SlidingWindowStore {
   private readonly instanceId = randomBytes(6).toString('base64url')
   private sequence = 0
   private failing = false
+  private failures = 0
+  private readonly breakerThreshold: number
+  private readonly probeIntervalMs: number
+  private probe: NodeJS.Timeout | undefined
+  private closed = false
 
   constructor (options: RedisSlidingWindowOptions) {
     this.redis = options.redis
@@ -91,6 +105,8 @@ export class RedisSlidingWindowStore implements SlidingWindowStore {
     this.now = options.now
     this.onError = options.onError ?? (() => {})
     this.onRecover = options.onRecover ?? (() => {})
+    this.breakerThreshold = positiveInteger('breakerThreshold', options.breakerThreshold ?? 3)
+    this.probeIntervalMs = positiveInteger('probeIntervalMs', options.probeIntervalMs ?? 1000)
     if (!(COMMAND_NAME in this.redis)) {
       this.redis.defineCommand(COMMAND_NAME, { numberOfKeys: 1, lua: HIT_SCRIPT })
     }
@@ -100,7 +116,11 @@ export class RedisSlidingWindowStore implements SlidingWindowStore {
     this.redis.on('error', (err: unknown) => this.fail(err))
   }
 
+  /** Whether hits skip Redis (the circuit is open). */
+  get open (): boolean { return this.probe !== undefined }
+
   async hit (key: string): Promise<HitResult> {
+    if (this.probe !== undefined) return this.failOpen()
     this.sequence = (this.sequence + 1) % Number.MAX_SAFE_INTEGER
     const member = `${this.instanceId}:${this.sequence.toString(36)}`
     const now = this.now === undefined ? '' : String(this.now())
@@ -108,10 +128,7 @@ export class RedisSlidingWindowStore implements SlidingWindowStore {
       const [allowed, count, reset] = await this.command.call(
         this.redis, this.prefix + key, this.max, this.windowMs, member, now
       )
-      if (this.failing) {
-        this.failing = false
-        this.onRecover()
-      }
+      this.recovered()
       return {
         allowed: allowed === 1,
         remaining: Math.max(0, this.max - count),
@@ -119,17 +136,41 @@ export class RedisSlidingWindowStore implements SlidingWindowStore {
       }
     } catch (err) {
       this.fail(err)
-      return { allowed: true, remaining: this.max - 1, resetMs: this.windowMs }
+      if (++this.failures >= this.breakerThreshold && this.probe === undefined && !this.closed) this.scheduleProbe()
+      return this.failOpen()
     }
   }
 
   async close (): Promise<void> {
+    this.closed = true
+    clearTimeout(this.probe)
     if (this.redis.status === 'end') return
     try {
       await this.redis.quit()
     } catch {
       this.redis.disconnect() // offline: QUIT cannot be sent, so just drop the socket
     }
+  }
+
+  private failOpen (): HitResult {
+    return { allowed: true, remaining: this.max - 1, resetMs: this.windowMs }
+  }
+
+  private scheduleProbe (): void {
+    this.probe = setTimeout(() => {
+      this.redis.ping().then(() => {
+        this.probe = undefined
+        this.recovered()
+      }, () => { if (!this.closed) this.scheduleProbe() })
+    }, this.probeIntervalMs)
+    this.probe.unref()
+  }
+
+  private recovered (): void {
+    this.failures = 0
+    if (!this.failing) return
+    this.failing = false
+    this.onRecover()
   }
 
   private fail (err: unknown): void {

@@ -265,9 +265,37 @@ t.test('RedisSlidingWindowStore', await needs('redis'), async (t) => {
     t.ok(waited >= 400 && waited < 1_500, `waited ${waited} ms`)
     t.equal(errors.length, 2, 'a second outage is reported once more')
   })
+
+  t.test('D47: a hung Redis costs a few timeouts, then the circuit opens until a probe answers', async (t) => {
+    const proxy = await startProxy(TEST_REDIS_URL)
+    t.teardown(() => proxy.close())
+    let recoveries = 0
+    const redis = createRedisClient(`redis://127.0.0.1:${proxy.port}`)
+    await ready(redis)
+    const store = new RedisSlidingWindowStore({ redis, prefix: `${RUN_PREFIX}breaker:`, now: () => T0, probeIntervalMs: 200, onRecover: () => recoveries++ })
+    t.teardown(() => store.close())
+    t.strictSame(await store.hit('a'), { allowed: true, remaining: 59, resetMs: 60_000 })
+    proxy.freeze()
+    for (let i = 0; i < 3; i++) {
+      const started = Date.now()
+      t.strictSame(await store.hit('a'), { allowed: true, remaining: 59, resetMs: 60_000 }, 'fails open')
+      t.ok(Date.now() - started >= 400, `failure ${i + 1} waits for the command timeout`)
+    }
+    t.equal(store.open, true, 'three timeouts in a row open the circuit')
+    const started = Date.now()
+    for (let i = 0; i < 100; i++) t.strictSame(await store.hit('a'), { allowed: true, remaining: 59, resetMs: 60_000 })
+    t.ok(Date.now() - started < 100, `then 100 hits answer at once (${Date.now() - started} ms)`)
+    t.equal(recoveries, 0)
+    proxy.thaw()
+    for (let i = 0; i < 50 && store.open; i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    t.equal(store.open, false, 'a background probe closes the circuit once Redis answers')
+    t.equal(recoveries, 1, 'and the recovery is reported once')
+    // Redis ran the three held hits when it woke (1 + 3 + this one).
+    t.strictSame(await store.hit('a'), { allowed: true, remaining: 55, resetMs: 60_000 }, 'hits count in Redis again')
+  })
 })
 
-/** A TCP relay in front of Redis that can refuse connections or swallow replies. */
+/** A TCP relay in front of Redis that can refuse connections or hold everything sent back. */
 async function startProxy (redisUrl: string) {
   const target = new URL(redisUrl)
   const sockets = new Set<net.Socket>()
@@ -283,8 +311,9 @@ async function startProxy (redisUrl: string) {
         s.on('close', () => sockets.delete(s))
         s.on('error', () => {})
       }
-      client.on('data', (chunk) => { if (!frozen) upstream.write(chunk) })
-      upstream.on('data', (chunk) => { if (!frozen) client.write(chunk) })
+      if (frozen) client.pause()
+      client.on('data', (chunk) => upstream.write(chunk))
+      upstream.on('data', (chunk) => client.write(chunk))
       client.on('close', () => upstream.destroy())
       upstream.on('close', () => client.destroy())
     })
@@ -303,6 +332,8 @@ async function startProxy (redisUrl: string) {
     start: listen,
     stop,
     close: stop,
-    freeze: () => { frozen = true }
+    // Like a Redis stopped with SIGSTOP: what is sent waits, and is answered in order once thawed.
+    freeze: () => { frozen = true; for (const s of sockets) s.pause() },
+    thaw: () => { frozen = false; for (const s of sockets) s.resume() }
   }
 }

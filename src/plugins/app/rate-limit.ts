@@ -154,8 +154,8 @@ export default fp(rateLimitPlugin, { name: 'rate-limit', fastify: '5.x' })
 
 /**
  * Redis when REDIS_URL is set (shared by all replicas), otherwise this process's memory (one
- * allowance per replica). Redis outages are logged once each, at error level, and their end at
- * info level.
+ * allowance per replica). Redis outages and their end are logged once each, at warn (D47): the
+ * service keeps serving through them.
  */
 async function createStore (redisUrl: string | undefined, log: FastifyBaseLogger): Promise<SlidingWindowStore> {
   if (redisUrl === undefined) return new MemorySlidingWindowStore()
@@ -167,7 +167,7 @@ async function createStore (redisUrl: string | undefined, log: FastifyBaseLogger
   return new RedisSlidingWindowStore({
     redis: createRedisClient(redisUrl),
     prefix: 'fuel:ratelimit:',
-    onError: (err) => log.error({ err }, 'rate-limit store: Redis unavailable, allowing requests (fail open) until it returns'),
-    onRecover: () => log.info('rate-limit store: Redis available again')
+    onError: (err) => log.warn({ err }, 'rate-limit store: Redis unavailable, allowing requests (fail open) until it returns'),
+    onRecover: () => log.warn('rate-limit store: Redis available again')
   })
 }
