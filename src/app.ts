@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import fp from 'fastify-plugin'
 import type { Config } from './config.js'
@@ -57,9 +57,14 @@ export function serverOptions (config: Config, logger?: FastifyServerOptions['lo
     pluginTimeout: PLUGIN_TIMEOUT_MS,
     ...timeoutServerOptions(config), // D32
     clientErrorHandler, // D19 + D32: node:http's own 400/408/431 in the envelope
+    // D48: a path that is not valid percent-encoding is refused in the envelope, like any 400.
+    frameworkErrors: (error, _request, reply) => {
+      void (reply as FastifyReply).code(error.statusCode ?? 400).send({ detail: error.code === 'FST_ERR_BAD_URL' ? 'The URL is not valid percent-encoding' : error.message })
+    },
     ajv: {
-      // D20: report every failing parameter, not just the first.
-      customOptions: { allErrors: true }
+      // D20: report every failing parameter, not just the first. D48: `Infinity` and `NaN` are
+      // not numbers a parameter may take (Ajv counts Infinity as an integer otherwise).
+      customOptions: { allErrors: true, strictNumbers: true }
     }
   }
 }

@@ -1,4 +1,4 @@
-import { townKey } from '../domain/town.js'
+import { normalizeTown } from '../domain/town.js'
 import type { FuelPrice } from '../generated/openapi.js'
 import { readyBody, type ReadyBody } from '../http/body.js'
 
@@ -152,12 +152,13 @@ export class ReadCache {
 
 function buildSnapshot (rows: FuelPrice[]): LatestSnapshot {
   const byTown = new Map<string, ReadyBody>()
-  for (const row of rows) byTown.set(townKey(row.town), readyBody(serializePrices([row])))
+  // D48: keyed by the canonical name, as the route's filter is (townFilter).
+  for (const row of rows) byTown.set(normalizeTown(row.town), readyBody(serializePrices([row])))
   const all = readyBody(serializePrices(rows))
   // Compressed now, once per cycle: the first client of each encoding should not wait for it.
   void all.gzip
   void all.br
-  return { all, forTown: (town) => byTown.get(townKey(town)) ?? NONE }
+  return { all, forTown: (town) => byTown.get(town) ?? NONE }
 }
 
 /** FuelPrice JSON with the fields in contract order. */

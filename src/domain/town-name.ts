@@ -17,6 +17,8 @@ export const TOWN_NAME_MAX_LENGTH = 64
 
 const TOWN_NAME = new RegExp(`^\\p{L}[\\p{L}\\p{M}\\p{Nd} '.()-]{0,${TOWN_NAME_MAX_LENGTH - 1}}$`, 'u')
 
+const LINE_BREAK = /[\n\r\u2028\u2029]/
+
 /** Is this (already D4-normalised) name an acceptable town name (D30)? */
 export function isValidTownName (name: string): boolean {
   return TOWN_NAME.test(name)
@@ -28,6 +30,7 @@ export function isValidTownName (name: string): boolean {
  */
 export function townFromCell (raw: string, line: number): string {
   const town = normalizeTown(raw)
-  if (!isValidTownName(town)) throw new IngestRejected(`Invalid town name on line ${line}: ${raw}`)
+  // D48: a line break inside a quoted cell is a broken row, not white space of a name.
+  if (!isValidTownName(town) || LINE_BREAK.test(raw)) throw new IngestRejected(`Invalid town name on line ${line}: ${raw}`)
   return town
 }

@@ -120,11 +120,11 @@ export const ValidationError = Type.Object({
 export type ValidationError = Static<typeof ValidationError>
 
 export const ListPricesQuery = Type.Object({
-  town: Type.Optional(Type.String({ description: "Town name, compared case-insensitively after trimming and collapsing white space.", maxLength: 200 })),
-  start_date: Type.Optional(Type.String({ description: "Only records with `valid_from` on or after this date.", format: "date" })),
-  end_date: Type.Optional(Type.String({ description: "Only records with `valid_to` on or before this date.", format: "date" })),
+  town: Type.Optional(Type.String({ description: "Town name, compared case-insensitively after trimming and collapsing white space.", pattern: "^[^\\x00]*$", maxLength: 200 })),
+  start_date: Type.Optional(Type.String({ description: "Only records with `valid_from` on or after this date.", format: "date", pattern: "^(?!0000-)" })),
+  end_date: Type.Optional(Type.String({ description: "Only records with `valid_to` on or before this date.", format: "date", pattern: "^(?!0000-)" })),
   limit: Type.Integer({ description: "Page size.", minimum: 1, maximum: 1000, default: 100 }),
-  offset: Type.Integer({ description: "Number of records skipped.", minimum: 0, default: 0 }),
+  offset: Type.Integer({ description: "Number of records skipped.", minimum: 0, maximum: 2147483647, default: 0 }),
   format: Type.Optional(Type.Unsafe<"json" | "csv">({"type":"string","enum":["json","csv"],"description":"`json` or `csv`; `csv` answers as `GET /v1/prices.csv` does (use that instead).\nAbsent: CSV when the `Accept` header prefers `text/csv`, JSON otherwise.\n"}))
 })
 export type ListPricesQuery = Static<typeof ListPricesQuery>
@@ -136,11 +136,11 @@ export const ListPricesResponses = {
 }
 
 export const ExportPricesCsvQuery = Type.Object({
-  town: Type.Optional(Type.String({ description: "Town name, compared case-insensitively after trimming and collapsing white space.", maxLength: 200 })),
-  start_date: Type.Optional(Type.String({ description: "Only records with `valid_from` on or after this date.", format: "date" })),
-  end_date: Type.Optional(Type.String({ description: "Only records with `valid_to` on or before this date.", format: "date" })),
+  town: Type.Optional(Type.String({ description: "Town name, compared case-insensitively after trimming and collapsing white space.", pattern: "^[^\\x00]*$", maxLength: 200 })),
+  start_date: Type.Optional(Type.String({ description: "Only records with `valid_from` on or after this date.", format: "date", pattern: "^(?!0000-)" })),
+  end_date: Type.Optional(Type.String({ description: "Only records with `valid_to` on or before this date.", format: "date", pattern: "^(?!0000-)" })),
   limit: Type.Optional(Type.Integer({ description: "At most this many records; absent means every matching record.", minimum: 1, maximum: 1000 })),
-  offset: Type.Integer({ description: "Number of records skipped.", minimum: 0, default: 0 })
+  offset: Type.Integer({ description: "Number of records skipped.", minimum: 0, maximum: 2147483647, default: 0 })
 })
 export type ExportPricesCsvQuery = Static<typeof ExportPricesCsvQuery>
 export const ExportPricesCsvResponses = {
@@ -150,18 +150,19 @@ export const ExportPricesCsvResponses = {
 }
 
 export const GetLatestPricesQuery = Type.Object({
-  town: Type.Optional(Type.String({ description: "Town name, compared case-insensitively after trimming and collapsing white space.", maxLength: 200 }))
+  town: Type.Optional(Type.String({ description: "Town name, compared case-insensitively after trimming and collapsing white space.", pattern: "^[^\\x00]*$", maxLength: 200 }))
 })
 export type GetLatestPricesQuery = Static<typeof GetLatestPricesQuery>
 export const GetLatestPricesResponses = {
   200: Type.Array(FuelPrice),
+  422: ValidationError,
   429: ErrorResponse,
   500: ErrorResponse
 }
 
 export const ListPriceChangesQuery = Type.Object({
-  town: Type.Optional(Type.String({ description: "Town name, compared case-insensitively after trimming and collapsing white space.", maxLength: 200 })),
-  valid_from: Type.Optional(Type.String({ description: "First day of the cycle (a 15th); absent means the latest cycle.", format: "date" }))
+  town: Type.Optional(Type.String({ description: "Town name, compared case-insensitively after trimming and collapsing white space.", pattern: "^[^\\x00]*$", maxLength: 200 })),
+  valid_from: Type.Optional(Type.String({ description: "First day of the cycle (a 15th); absent means the latest cycle.", format: "date", pattern: "^(?!0000-)" }))
 })
 export type ListPriceChangesQuery = Static<typeof ListPriceChangesQuery>
 export const ListPriceChangesResponses = {
@@ -182,7 +183,7 @@ export const ListTownsResponses = {
 
 export const ListCyclesQuery = Type.Object({
   limit: Type.Integer({ description: "Page size.", minimum: 1, maximum: 1000, default: 100 }),
-  offset: Type.Integer({ description: "Number of cycles skipped.", minimum: 0, default: 0 })
+  offset: Type.Integer({ description: "Number of cycles skipped.", minimum: 0, maximum: 2147483647, default: 0 })
 })
 export type ListCyclesQuery = Static<typeof ListCyclesQuery>
 export const ListCyclesResponses = {
@@ -202,7 +203,7 @@ export const GetCyclesFeedResponses = {
 export const GetCycleQuery = Type.Object({})
 export type GetCycleQuery = Static<typeof GetCycleQuery>
 export const GetCycleParams = Type.Object({
-  valid_from: Type.String({ description: "First day of the cycle (a 15th).", format: "date" })
+  valid_from: Type.String({ description: "First day of the cycle (a 15th).", format: "date", pattern: "^(?!0000-)" })
 })
 export type GetCycleParams = Static<typeof GetCycleParams>
 export const GetCycleResponses = {

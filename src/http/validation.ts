@@ -1,4 +1,4 @@
-import type { FastifySchemaValidationError } from 'fastify'
+import type { FastifySchemaValidationError, preHandlerHookHandler } from 'fastify'
 
 /** One item of a 422 body, worded as the FastAPI/pydantic-v1 service clients were built on. */
 interface ValidationItem {
@@ -51,6 +51,8 @@ function describe (error: FastifySchemaValidationError): { msg: string, type: st
       return { msg: `invalid ${String(p.format)} format`, type: `value_error.${String(p.format)}` }
     case 'required':
       return { msg: 'field required', type: 'value_error.missing' }
+    case 'pattern':
+      return { msg: `string does not match regex "${String(p.pattern)}"`, type: 'value_error.str.regex' }
     case 'enum': {
       // pydantic v1's wording for an Enum field, e.g. `permitted: 'json', 'csv'`.
       const allowed = Array.isArray(p.allowedValues) ? p.allowedValues.map((v) => `'${String(v)}'`).join(', ') : ''
@@ -65,5 +67,18 @@ function describe (error: FastifySchemaValidationError): { msg: string, type: st
       }
     default:
       return { msg: error.message ?? 'invalid value', type: `value_error.${error.keyword}` }
+  }
+}
+
+/**
+ * D48: Ajv coerces the query value `Infinity` (or `-Infinity`) to a number that passes `integer`
+ * and skips `minimum`/`maximum`; these integer parameters are checked once more after validation.
+ */
+export function finiteIntegers (...names: string[]): preHandlerHookHandler {
+  return (request, reply, done) => {
+    const query = request.query as Record<string, unknown>
+    const bad = names.filter((name) => typeof query[name] === 'number' && !Number.isFinite(query[name]))
+    if (bad.length === 0) { done(); return }
+    void reply.code(422).send({ detail: bad.map((name) => ({ loc: ['query', name], msg: 'value is not a valid integer', type: 'type_error.integer' })) })
   }
 }

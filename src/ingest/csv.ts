@@ -171,6 +171,7 @@ export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS): Gene
   let rows: PriceRow[] = []
   let total = 0
   let readRow: ((cells: readonly string[], line: number) => PriceRow) | undefined
+  let headerFields = 0
   let line = 1
   // Without a quote character no cell can hold a line break: every row is one physical line, so
   // the file can be cut at any line break. A quoted file is read in one piece.
@@ -186,8 +187,18 @@ export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS): Gene
       line += quoted ? physicalLines(cells) : 1
       if (errors.length > 0) throw new IngestRejected(`Malformed quoted field on line ${rowLine}`)
       if (isBlank(cells)) return // D6: skipped, though its line still counts
-      if (readRow === undefined) readRow = rowReader(mapHeader(cells))
-      else rows.push(readRow(cells, rowLine))
+      if (readRow === undefined) {
+        readRow = rowReader(mapHeader(cells))
+        headerFields = cells.length
+      } else {
+        // D48: a value beyond the header's columns (a decimal comma: `180,50`) would shift every
+        // price after it; empty trailing fields (a spreadsheet's trailing commas) are harmless.
+        if (cells.length > headerFields) {
+          const fields = filledFields(cells)
+          if (fields > headerFields) throw new IngestRejected(`Line ${rowLine} has ${fields} fields; the header has ${headerFields}`)
+        }
+        rows.push(readRow(cells, rowLine))
+      }
     }
   }
   const size = quoted ? Infinity : batchChars
@@ -311,6 +322,13 @@ function isBlankCell (cell: string): boolean {
 function isBlank (cells: readonly string[]): boolean {
   for (const cell of cells) if (!isBlankCell(cell)) return false
   return true
+}
+
+/** The number of fields up to the last one that is not blank. */
+function filledFields (cells: readonly string[]): number {
+  let n = cells.length
+  while (n > 0 && isBlankCell(cells[n - 1] as string)) n--
+  return n
 }
 
 /** How many physical lines a row spans: its own, plus one per line break inside quoted cells. */

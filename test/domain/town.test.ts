@@ -13,8 +13,8 @@ t.test('[D4] trims and collapses inner white space', async (t) => {
   t.equal(normalizeTown('eldama  ravine'), 'Eldama Ravine')
 })
 
-t.test('[D4][D21] the town filter is trimmed and collapsed; blank means absent', async (t) => {
-  t.equal(townFilter('  moi\'s   BRIDGE '), "moi's BRIDGE")
+t.test('[D4][D21] the town filter is the canonical name; blank means absent', async (t) => {
+  t.equal(townFilter('  moi\'s   BRIDGE '), "Moi's Bridge")
   t.equal(townFilter('   '), undefined)
   t.equal(townFilter(''), undefined)
   t.equal(townFilter(undefined), undefined)

@@ -55,7 +55,7 @@ const corpus: Array<[string, string]> = [
   ['good, blank lines before the header and after the last row', '\n\n' + good.join('\n') + '\n\n\n'],
   ['good, columns reordered and an extra one', good.map(reorder).join('\n')],
   ['good, ISO dates', good.map((l) => l.replace('15-01-2026,14-02-2026', '2026-01-15,2026-02-14').replace('15-02-2026,14-03-2026', '2026-02-15,2026-03-14')).join('\n')],
-  ['quoted cells, one spanning lines', [HEADER, `${JAN},"Nairobi",180.50,170.00,160.25`, `${JAN},"Mom`, 'basa",1,1,1'].join('\n')],
+  ['quoted cells, one spanning lines', [`${HEADER},Remarks`, `${JAN},"Nairobi",180.50,170.00,160.25,ok`, `${JAN},Mombasa,1,1,1,"two`, 'lines"'].join('\n')],
   ['empty file', ''],
   ['only blank lines', '\n\n   \n'],
   ['header only', HEADER + '\n'],
@@ -72,7 +72,9 @@ const corpus: Array<[string, string]> = [
   ['a missing town (D6)', [...good, `${FEB},,1,1,1`].join('\n')],
   ['an invalid town name (D30)', [...good, `${FEB},=1+1,1,1,1`].join('\n')],
   ['two errors: the first in file order wins (D10)', [...good.slice(0, 3), `${JAN},Eldoret,abc,1,1`, ...good.slice(3), `${FEB},Nakuru,1,1,-5`].join('\n')],
-  ['malformed quoting', [...good, `${FEB},"Eldoret,1,1,1`].join('\n')]
+  ['malformed quoting', [...good, `${FEB},"Eldoret,1,1,1`].join('\n')],
+  ['more fields than the header (D48)', [...good.slice(0, 6), `${FEB},Eldoret,180,50,170.00,160.00`, ...good.slice(6)].join('\n')],
+  ['a line break in a quoted town (D48)', [...good, `${FEB},"Eld`, 'oret",1,1,1'].join('\n')]
 ]
 
 t.test('[D46] any cut into pieces gives the rows and the first error of the whole file', async (t) => {
@@ -85,7 +87,7 @@ t.test('[D46] any cut into pieces gives the rows and the first error of the whol
   // The corpus covers both outcomes (a test of equality alone would also pass if both broke).
   t.strictSame(corpus.map(([, text]) => 'rows' in outcome(() => parseCycleCsv(text))), [
     true, true, true, true, true, true, true, true, true,
-    false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false
+    false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false
   ])
   t.strictSame(outcome(() => parseCycleCsv(corpus[5]?.[1] as string)), { rows: parseCycleCsv(good.join('\n')).map((r) => ({ ...r, line: r.line + 2 })) })
   t.strictSame(outcome(() => parseCycleCsv(corpus[24]?.[1] as string)), { error: 'Invalid price value: abc' })

@@ -151,12 +151,22 @@ t.test('[spec 4.5] header names are matched leniently, in any column order', asy
   t.strictSame(mapHeader(['From', 'To', 'Town', 'Super', 'Super (PMS)', 'Diesel', 'Kerosene']).superPetrol, 3, 'leftmost wins')
 })
 
-t.test('[D12] extra columns and extra cells are ignored', async (t) => {
+t.test('[D12] extra columns and empty trailing cells are ignored', async (t) => {
   t.strictSame(parseCycleCsv(csv(
     'County,From,To,Town,Super (PMS),Diesel (AGO),Kerosene (IK),Remarks',
     'Nairobi County,15-01-2026,14-02-2026,Nairobi,180.50,170.00,160.25,ok',
-    ',15-01-2026,14-02-2026,Mombasa,177.30,167.00,157.05,,surplus,cells'
+    ',15-01-2026,14-02-2026,Mombasa,177.30,167.00,157.05,,, ,'
   )), [row(2), row(3, 'Mombasa', ['177.30', '167.00', '157.05'])])
+})
+
+t.test('[D48] a row with more fields than the header is refused, not shifted', async (t) => {
+  // A decimal comma: `180,50` would store super petrol 180, diesel 50, kerosene 170.00.
+  t.strictSame(rejection(() => parseCycleCsv(csv(HEADER, '15-01-2001,14-02-2001,Nairobi,180,50,170.00,160.00'))),
+    rejected('Line 2 has 7 fields; the header has 6'))
+  t.strictSame(rejection(() => parseCycleCsv(csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.50,170.00,160.25', '', '15-01-2026,14-02-2026,Mombasa,1,1,1,,x,'))),
+    rejected('Line 4 has 8 fields; the header has 6'), 'counted up to the last filled field')
+  t.strictSame(rejection(() => parseCycleCsv(csv(HEADER, '15-01-2026,14-02-2026,"Nai\nrobi",180.50,170.00,160.25'))),
+    rejected('Invalid town name on line 2: Nai\nrobi'), 'a quoted town with a line break in it')
 })
 
 t.test('[spec 4.5] a header missing a required column is rejected', async (t) => {

@@ -4,6 +4,7 @@ import { HttpError } from '../../domain/errors.js'
 import { ATOM_CONTENT_TYPE, atomFeed } from '../../export/atom.js'
 import { operations } from '../../generated/openapi.js'
 import { sendReady } from '../../http/body.js'
+import { finiteIntegers } from '../../http/validation.js'
 
 /** D41: the feed holds the newest two years of cycles. */
 const FEED_ENTRIES = 24
@@ -21,6 +22,7 @@ const cycles: FastifyPluginAsyncTypebox = async (app) => {
   app.route({
     ...operations.listCycles,
     config: { publicCache: true },
+    preHandler: finiteIntegers('limit', 'offset'),
     handler: async (request, reply) => {
       const { limit, offset } = request.query
       const key = `cycles:${limit}:${offset}`

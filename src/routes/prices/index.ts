@@ -2,10 +2,11 @@ import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { townFilter, townKey } from '../../domain/town.js'
+import { townFilter } from '../../domain/town.js'
 import { CSV_CONTENT_TYPE, csvDocument } from '../../export/csv.js'
 import { operations } from '../../generated/openapi.js'
 import { prefersCsv } from '../../http/accept.js'
+import { finiteIntegers } from '../../http/validation.js'
 import { sendHeldOr, sendReady, type ReadyBody } from '../../http/body.js'
 import { addVary } from '../../http/vary.js'
 import type { LatestSnapshot } from '../../cache/read-cache.js'
@@ -35,9 +36,11 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
     return await reply.send(Readable.from(csvDocument(first, batches)) as never)
   }
 
+  const pageNumbers = finiteIntegers('limit', 'offset')
   app.route({
     ...operations.exportPricesCsv,
     config: { publicCache: true },
+    preHandler: pageNumbers,
     handler: async (request, reply) => await exportCsv(reply, request.query)
   })
 
@@ -54,6 +57,7 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
   app.route({
     ...operations.listPrices,
     config: { publicCache: true },
+    preHandler: pageNumbers,
     preValidation: (request, _reply, done) => {
       if ((request.query as Record<string, unknown>).limit !== undefined) limitGiven.add(request)
       done()
@@ -71,7 +75,7 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
       }
       // Keyed by the normalised query: the town as the database compares it (D4), every value
       // present (defaults filled in), so equivalent URLs share one entry.
-      const town = filter.town === undefined ? '' : townKey(filter.town)
+      const town = filter.town ?? ''
       const key = `prices:${town}:${q.start_date ?? ''}:${q.end_date ?? ''}:${q.limit}:${q.offset}`
       // JSON text made by PostgreSQL, kept as ready bytes until the next ingest.
       await sendHeldOr(app.readCache.heldBody(key),
@@ -90,7 +94,7 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
     handler: (request, reply) => {
       const { valid_from: validFrom } = request.query
       const town = townFilter(request.query.town)
-      const key = `changes:${validFrom ?? ''}:${town === undefined ? '' : townKey(town)}`
+      const key = `changes:${validFrom ?? ''}:${town ?? ''}`
       return sendHeldOr(app.readCache.heldBody(key),
         async () => await app.readCache.body(key, async () =>
           await app.cycles.changes(validFrom, town) ?? Promise.reject(cycleNotFound(validFrom as string))),
