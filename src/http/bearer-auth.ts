@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import type { onRequestAsyncHookHandler } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import { HttpError } from '../domain/errors.js'
 
 interface BearerAuthOptions {
@@ -14,11 +14,11 @@ interface BearerAuthOptions {
 const sha256 = (value: string): Buffer => createHash('sha256').update(value).digest()
 
 /**
- * An onRequest hook wanting `Authorization: Bearer <token>`; it runs before any byte of the body
- * is read (D13). Comparing SHA-256 digests keeps the comparison constant-time whatever the
+ * A check wanting `Authorization: Bearer <token>`, for an onRequest or preParsing hook: before
+ * any byte of the body is read (D13). Comparing SHA-256 digests keeps the comparison constant-time whatever the
  * lengths. A missing header, another scheme or a wrong token is a 401 with `WWW-Authenticate`.
  */
-export function bearerAuth (options: BearerAuthOptions): onRequestAsyncHookHandler {
+export function bearerAuth (options: BearerAuthOptions): (request: FastifyRequest) => Promise<void> {
   const expected = options.token === undefined ? undefined : sha256(options.token)
   const headers = { 'www-authenticate': 'Bearer', ...options.headers }
   return async (request) => {

@@ -2,7 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { performance } from 'node:perf_hooks'
 import proxyAddr from '@fastify/proxy-addr'
 import type { Recorder } from '../plugins/app/metrics.js'
-import type { HitResult } from '../ratelimit/sliding-window.js'
+import { clientKey, type HitResult } from '../ratelimit/sliding-window.js'
 import { prefersCsv } from './accept.js'
 import { etagMatches, pickRepresentation, type ReadyBody } from './body.js'
 import { announcesBody } from './early-answer.js'
@@ -108,7 +108,7 @@ export class ReadyLane {
     if (route.negotiatesCsv && prefersCsv(headers.accept)) return false
     const started = performance.now()
 
-    const hit = policies.hit(this.clientAddress(request))
+    const hit = policies.hit(clientKey(this.clientAddress(request), request.socket.remoteAddress))
     if (!hit.allowed) {
       policies.passHit(request, hit)
       return false

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net'
+
 /**
  * D22: the rate limit is a *sliding log*. A request is allowed when fewer than `max` requests
  * from the same key were *allowed* in the trailing `windowMs`. A request made at time t counts
@@ -31,4 +33,13 @@ export const DEFAULT_WINDOW_MS = 60_000
 export function positiveInteger (name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`)
   return value
+}
+
+/**
+ * D48: the key a client is counted under: the address the trust rules selected (D23) when it is
+ * an IP address (at most 45 characters), else the socket's address. A forged `X-Forwarded-For`
+ * of kilobytes of text never becomes a key, so both stores stay bounded in bytes.
+ */
+export function clientKey (address: string | undefined, socketAddress: string | undefined): string {
+  return address !== undefined && isIP(address) !== 0 ? address : socketAddress ?? 'unknown'
 }

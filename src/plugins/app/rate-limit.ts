@@ -3,7 +3,7 @@ import type { FastifyBaseLogger, FastifyPluginAsync, FastifyReply, onRequestHook
 import fp from 'fastify-plugin'
 import { HttpError } from '../../domain/errors.js'
 import { MemorySlidingWindowStore } from '../../ratelimit/memory-store.js'
-import { DEFAULT_MAX, type HitResult, type SlidingWindowStore } from '../../ratelimit/sliding-window.js'
+import { DEFAULT_MAX, clientKey, type HitResult, type SlidingWindowStore } from '../../ratelimit/sliding-window.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -117,11 +117,12 @@ const rateLimitPlugin: FastifyPluginAsync<RateLimitPluginOptions> = async (app, 
       done(answer(reply, counted))
       return
     }
+    const key = clientKey(request.ip, request.socket.remoteAddress)
     if (store.hitSync !== undefined) {
-      done(answer(reply, store.hitSync(request.ip)))
+      done(answer(reply, store.hitSync(key)))
       return
     }
-    store.hit(request.ip).then((hit) => { done(answer(reply, hit)) }, done)
+    store.hit(key).then((hit) => { done(answer(reply, hit)) }, done)
   }
   app.decorate('rateLimit', () => hook)
   app.decorate('limiter', {

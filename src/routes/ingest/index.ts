@@ -24,8 +24,10 @@ const DRY_RUN_DEPRECATED = '@1795305600'
 const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { config }) => {
   // D13: checked before any byte of the body is read; INGEST_TOKEN unset means open (spec 5
   // rule 4, the app warns at start). The unread body is discarded, within bounds, so the client
-  // can read the 401 (D29).
-  app.addHook('onRequest', bearerAuth({ token: config.ingestToken, detail: INVALID_TOKEN }))
+  // can read the 401 (D29). D48: in preParsing, after the limiter's onRequest hook, so every
+  // attempt counts against the allowance, a wrong token included (spec 8): no unlimited guessing.
+  const checkToken = bearerAuth({ token: config.ingestToken, detail: INVALID_TOKEN })
+  app.addHook('preParsing', async (request) => { await checkToken(request) })
   await acceptUploads(app, config.maxUploadBytes)
 
   /** The file's validated rows (spec 4.5, D4–D10: every 400) and what an upload would do. */
