@@ -56,3 +56,17 @@ export function cycleStartingIn (monthIndex: number): Cycle {
     validTo: isoDate(Math.floor(next / 12), (next % 12) + 1, 14)
   }
 }
+
+/** D48: the first day of the earliest cycle an upload may hold (history back to 1970). */
+export const EARLIEST_VALID_FROM = '1970-01-15'
+
+/** D48: how many cycles after today's an upload may announce. */
+export const CYCLES_AHEAD = 3
+
+/** The valid_from values an upload may hold on `now`: a cycle of 9999 or 1800 is a typo. */
+export interface CycleWindow { earliest: string, latest: string }
+
+export function plausibleCycles (now: Date = new Date()): CycleWindow {
+  const [y, m] = cycleOf(todayInKenya(now)).validFrom.split('-').map(Number) as [number, number]
+  return { earliest: EARLIEST_VALID_FROM, latest: cycleStartingIn(y * 12 + (m - 1) + CYCLES_AHEAD).validFrom }
+}

@@ -1,5 +1,5 @@
 import Papa from 'papaparse'
-import { isCalendarDate, isCycle, isoDate } from '../domain/cycle.js'
+import { isCalendarDate, isCycle, isoDate, type CycleWindow } from '../domain/cycle.js'
 import { IngestRejected } from '../domain/errors.js'
 import { CSV_COLUMNS } from '../domain/price-csv.js'
 import { townFromCell } from '../domain/town-name.js'
@@ -151,8 +151,8 @@ function isCanonicalPrice (cell: string): boolean {
  * order (D10). Line numbers are physical lines: header = line 1, skipped blank lines count, and a
  * row whose quoted field spans lines is reported at the line where it starts (D6).
  */
-export function parseCycleCsv (text: string): PriceRow[] {
-  const batches = [...cycleCsvBatches(text, Infinity)]
+export function parseCycleCsv (text: string, window?: CycleWindow): PriceRow[] {
+  const batches = [...cycleCsvBatches(text, Infinity, window)]
   return batches.length === 1 ? batches[0] as PriceRow[] : batches.flat()
 }
 
@@ -165,7 +165,7 @@ export const BATCH_CHARS = 64 * 1024
  * so the same rows and the same first error; an error can come after earlier batches were
  * yielded, so whoever wrote those must undo them (the ingest's transaction does).
  */
-export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS): Generator<PriceRow[], void, undefined> {
+export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS, window?: CycleWindow): Generator<PriceRow[], void, undefined> {
   // One kind of line break (CRLF, CR or LF each end one physical line), so Papa needs no guessing.
   const input = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(LINE_BREAKS, '\n')
   let rows: PriceRow[] = []
@@ -188,7 +188,7 @@ export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS): Gene
       if (errors.length > 0) throw new IngestRejected(`Malformed quoted field on line ${rowLine}`)
       if (isBlank(cells)) return // D6: skipped, though its line still counts
       if (readRow === undefined) {
-        readRow = rowReader(mapHeader(cells))
+        readRow = rowReader(mapHeader(cells), window)
         headerFields = cells.length
       } else {
         // D48: a value beyond the header's columns (a decimal comma: `180,50`) would shift every
@@ -225,7 +225,7 @@ export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS): Gene
  * rows seen (D9), and caches of cells already checked, since dates and towns repeat on every
  * cycle of a file (all lookups O(1), so the whole file is linear).
  */
-function rowReader (columns: ColumnMap): (cells: readonly string[], line: number) => PriceRow {
+function rowReader (columns: ColumnMap, window: CycleWindow | undefined): (cells: readonly string[], line: number) => PriceRow {
   const specs = FIELDS.map((spec, slot) => ({ ...spec, slot, column: columns[spec.field] }))
   // D7/D10: cells are checked in the file's column order.
   const byPosition = [...specs].sort((a, b) => a.column - b.column)
@@ -295,6 +295,11 @@ function rowReader (columns: ColumnMap): (cells: readonly string[], line: number
         const from = cells[columns.validFrom] as string
         const to = cells[columns.validTo] as string
         throw new IngestRejected(`Invalid pricing cycle on line ${line}: From ${from} To ${to}`)
+      }
+      if (window !== undefined && (validFrom < window.earliest || validFrom > window.latest)) {
+        const from = cells[columns.validFrom] as string
+        const to = cells[columns.validTo] as string
+        throw new IngestRejected(`Invalid pricing cycle on line ${line}: From ${from} To ${to} (a cycle starts from ${window.earliest} to ${window.latest})`)
       }
       // isCycle derives valid_to from valid_from: a cycle met before had this same valid_to.
       cycles.set(validFrom, cycle = { validTo, lines: [] })

@@ -48,7 +48,7 @@ t.test('Redis store: forged 8 KB addresses hold one short key', await needs('red
   t.teardown(async () => { await admin.quit() })
   const [, keys] = await admin.scan('0', 'MATCH', `${prefix}*`, 'COUNT', 10_000)
   t.same(keys, [`${prefix}127.0.0.1`], 'one key, the socket address')
-  t.ok(await admin.memory('USAGE', keys[0] as string) < 16 * 1024, 'holding 60 entries, not 300 addresses of 8 KB')
+  t.ok(((await admin.memory('USAGE', keys[0] as string)) ?? Infinity) < 16 * 1024, 'holding 60 entries, not 300 addresses of 8 KB')
   await admin.del(...keys)
 })
 

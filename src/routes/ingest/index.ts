@@ -6,6 +6,7 @@ import type { IngestOutcome } from '../../db/ingest.js'
 import { operations, type DryRunResponse } from '../../generated/openapi.js'
 import { bearerAuth } from '../../http/bearer-auth.js'
 import { acceptUploads, readCsvUpload } from '../../http/multipart-upload.js'
+import { plausibleCycles } from '../../domain/cycle.js'
 import { cycleCsvBatches, decodeCsv, parseCycleCsv } from '../../ingest/csv.js'
 
 interface IngestRoutesOptions {
@@ -32,7 +33,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
 
   /** The file's validated rows (spec 4.5, D4–D10: every 400) and what an upload would do. */
   const dryRun = async (request: FastifyRequest): Promise<DryRunResponse> => {
-    const rows = parseCycleCsv(decodeCsv(await readCsvUpload(request, config.maxUploadBytes)))
+    const rows = parseCycleCsv(decodeCsv(await readCsvUpload(request, config.maxUploadBytes)), plausibleCycles()) // D48
     const outcome = await app.prices.ingest([rows], { dryRun: true })
     const review = await app.prices.review(rows, config.ingestWarnShare)
     request.log.info({ dryRun: true, ...logFields(outcome) }, 'csv ingest dry run')
@@ -78,7 +79,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
       try {
         // Spec 4.5 / D4–D10: every 400 of the file comes from its rows as they are read, and rolls
         // back whatever was written before it (D46).
-        outcome = await app.prices.ingest(cycleCsvBatches(text), { notifyPayload: notification.payload })
+        outcome = await app.prices.ingest(cycleCsvBatches(text, undefined, plausibleCycles()), { notifyPayload: notification.payload })
       } catch (err) {
         notification.cancel()
         throw err
