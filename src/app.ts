@@ -102,7 +102,7 @@ export function servicePlugins (options: AppOptions): ServicePlugin[] {
     { name: 'rate-limit', plugin: rateLimit, options: { store: options.rateLimitStore, redisUrl: config.redisUrl, exemptPrefixes: [DOCS_PREFIX] } },
     { name: 'empty-query-values', plugin: emptyQueryValues },
     { name: 'graceful-close', plugin: gracefulClose },
-    { name: 'early-answer', plugin: earlyAnswer, options: { maxBytes: config.maxUploadBytes } },
+    { name: 'early-answer', plugin: earlyAnswer, options: { maxUploadBytes: config.maxUploadBytes } },
     { name: 'body-idle-timeout', plugin: bodyIdleTimeout, options: { idleMs: config.bodyIdleTimeoutMs } },
     { name: 'errors', plugin: errors },
     { name: 'database', plugin: database, options: { config, database: options.database } },

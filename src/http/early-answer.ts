@@ -9,14 +9,14 @@ import type { onSendHookHandler } from 'fastify'
  * answer keeps the connection and the rest of the body is read and thrown away, within bounds:
  *
  * - a body declared larger than `maxBytes` is not drained: the answer says `Connection: close`
- *   and the connection closes at once (as before);
+ *   and the connection closes at once;
  * - more than `maxBytes` actually received after the answer, no byte for `idleMs`, or a body
  *   still unfinished after `lingerMs`: the connection is closed there.
  *
  * A body drained to its end leaves an ordinary keep-alive connection, ready for the next request.
  */
 export interface DrainLimits {
-  /** Most bytes discarded after the answer (MAX_UPLOAD_BYTES). */
+  /** Most bytes discarded after the answer (D48: LINGER_FACTOR × MAX_UPLOAD_BYTES). */
   maxBytes: number
   /** Closed when the body stalls this long (a client that withholds its body). */
   idleMs?: number
@@ -24,8 +24,15 @@ export interface DrainLimits {
   lingerMs?: number
 }
 
+/**
+ * D48 lingering close: an upload over the limit (a 413), or one refused by its token (401) or
+ * type (415), is read and thrown away up to this many times MAX_UPLOAD_BYTES, because browsers,
+ * Node and Python clients keep sending and lose the answer to a reset otherwise.
+ */
+export const LINGER_FACTOR = 5
+
 export const DRAIN_IDLE_MS = 2_000
-export const DRAIN_LINGER_MS = 10_000
+export const DRAIN_LINGER_MS = 30_000
 
 /** Does the request announce a body (RFC 9112 6.3: Content-Length or Transfer-Encoding)? */
 export function announcesBody (headers: IncomingHttpHeaders): boolean {

@@ -21,12 +21,12 @@ const CSV_MEDIA_TYPES = new Set(['text/csv', 'application/vnd.ms-excel', 'applic
 const fileMissing = (): HttpError => new HttpError(422, [{ loc: ['body', 'file'], msg: 'field required', type: 'value_error.missing' }])
 
 /**
- * D12: `Uploaded file exceeds the 10 MiB limit.`, the figure following MAX_UPLOAD_BYTES. When
- * the rest of the body is left unread the connection is closed after the answer, as Fastify does
- * for its own body limit, instead of reading what the client still sends.
+ * D12: `Uploaded file exceeds the 10 MiB limit.`, the figure following MAX_UPLOAD_BYTES. What the
+ * client still sends is drained after the answer, within bounds (D48: lingering close), so that
+ * a client that keeps sending can read it.
  */
-const tooLarge = (maxBytes: number, unread = false): HttpError =>
-  new HttpError(413, `Uploaded file exceeds the ${formatByteSize(maxBytes)} limit.`, unread ? { connection: 'close' } : {})
+const tooLarge = (maxBytes: number): HttpError =>
+  new HttpError(413, `Uploaded file exceeds the ${formatByteSize(maxBytes)} limit.`)
 
 /**
  * What a multipart body may hold besides the file within the limits below (16 fields of 16 KiB,
@@ -63,7 +63,7 @@ export async function acceptUploads (app: FastifyInstance, maxBytes: number): Pr
   })
   app.addContentTypeParser('*', (request, payload, done) => {
     if (Number(request.headers['content-length']) > maxBytes) {
-      done(tooLarge(maxBytes, true))
+      done(tooLarge(maxBytes))
       return
     }
     // Discard as it arrives (constant memory); a body above the upload limit stops here (D12).
@@ -74,7 +74,7 @@ export async function acceptUploads (app: FastifyInstance, maxBytes: number): Pr
         payload.removeListener('data', onData)
         payload.removeListener('end', onEnd)
         payload.pause()
-        done(tooLarge(maxBytes, true))
+        done(tooLarge(maxBytes))
       }
     }
     const onEnd = (): void => { done(null, undefined) }
@@ -90,7 +90,7 @@ export async function acceptUploads (app: FastifyInstance, maxBytes: number): Pr
  */
 export async function readCsvUpload (request: FastifyRequest, maxBytes: number): Promise<Buffer> {
   if (!request.isMultipart()) throw fileMissing() // D11
-  if (Number(request.headers['content-length']) > maxBytes + MULTIPART_ALLOWANCE_BYTES) throw tooLarge(maxBytes, true)
+  if (Number(request.headers['content-length']) > maxBytes + MULTIPART_ALLOWANCE_BYTES) throw tooLarge(maxBytes)
   let upload: Buffer | undefined
   let notCsv = false
   try {

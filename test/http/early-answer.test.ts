@@ -105,7 +105,7 @@ t.test('[D29] a body drained to its end leaves a usable connection (ingest and /
   t.equal(await rowCount(), 0)
 })
 
-t.test('[D29][D12] a declared body above MAX_UPLOAD_BYTES is not drained: answered with Connection: close', async (t) => {
+t.test('[D29][D48] a declared body above the lingering bound is not drained: answered with Connection: close', async (t) => {
   const { port } = await listening(t, { config: { ingestToken: TOKEN, maxUploadBytes: 1024 } })
   const conn = await connect(port)
   t.teardown(() => conn.socket.destroy())
@@ -113,7 +113,7 @@ t.test('[D29][D12] a declared body above MAX_UPLOAD_BYTES is not drained: answer
     host: 'localhost',
     authorization: 'Bearer wrong-token',
     'content-type': 'multipart/form-data; boundary=x',
-    'content-length': 1025
+    'content-length': 5 * 1024 + 1
   }))
   const res = await conn.response()
   t.equal(res.status, 401)
@@ -121,6 +121,47 @@ t.test('[D29][D12] a declared body above MAX_UPLOAD_BYTES is not drained: answer
   t.equal(res.headers.connection, 'close')
   await conn.closed
   t.pass('closed at once')
+})
+
+/** One upload through fetch and FormData from a thread of its own; its status, or how it failed. */
+const BIG_CLIENT = `
+const { parentPort, workerData } = require('node:worker_threads')
+;(async () => {
+  const form = new FormData()
+  form.append('file', new Blob([Buffer.alloc(workerData.bytes, 'a')], { type: workerData.type }), 'prices.csv')
+  try {
+    const res = await fetch(workerData.url, { method: 'POST', headers: { authorization: 'Bearer ' + workerData.token }, body: form })
+    parentPort.postMessage(res.status + ' ' + await res.text())
+  } catch (err) {
+    parentPort.postMessage('fetch failed: ' + (err.cause?.code ?? err.cause?.message ?? err.message))
+  }
+})()
+`
+
+t.test('[D48] lingering close: fetch reads the 401, 413 and 415 of 12 MiB and 40 MiB uploads', async (t) => {
+  const { port } = await listening(t, { config: { ingestToken: TOKEN } })
+  // A type refused while the file is still arriving: the size must not be refused first.
+  const roomy = await listening(t, { config: { ingestToken: TOKEN, maxUploadBytes: 64 * 1024 * 1024 } })
+  const cases: Array<[number, string, string, string]> = [
+    [port, 'wrong-token', 'text/csv', `401 ${INVALID}`],
+    [port, TOKEN, 'text/csv', '413 {"detail":"Uploaded file exceeds the 10 MiB limit."}'],
+    [roomy.port, TOKEN, 'image/png', '415 {"detail":"Uploaded file must be a CSV file."}']
+  ]
+  for (const mib of [12, 40]) {
+    for (const [to, token, type, expected] of cases) {
+      const worker = new Worker(BIG_CLIENT, { eval: true, workerData: { url: `http://127.0.0.1:${to}/v1/ingest/csv`, token, type, bytes: mib * 1024 * 1024 } })
+      const [outcome] = await once(worker, 'message') as [string]
+      t.equal(outcome, expected, `${mib} MiB, ${type}, token ${token === TOKEN ? 'right' : 'wrong'}`)
+    }
+  }
+  t.equal(await rowCount(), 0)
+})
+
+t.test('[D48] a client sending far past the bound is still cut off', async (t) => {
+  const { port } = await listening(t, { config: { ingestToken: TOKEN } })
+  const worker = new Worker(BIG_CLIENT, { eval: true, workerData: { url: `http://127.0.0.1:${port}/v1/ingest/csv`, token: 'wrong-token', type: 'text/csv', bytes: 60 * 1024 * 1024 } })
+  const [outcome] = await once(worker, 'message') as [string]
+  t.match(outcome, /^(401 \{"detail":"Invalid authorization token for ingestion endpoint\."\}|fetch failed: .+)$/, `60 MiB (bound 50 MiB): ${outcome}`)
 })
 
 t.test('[D29] a chunked body that runs past MAX_UPLOAD_BYTES after the answer is cut off there', async (t) => {
@@ -137,13 +178,13 @@ t.test('[D29] a chunked body that runs past MAX_UPLOAD_BYTES after the answer is
   t.equal(res.status, 401)
   t.equal(res.body, INVALID)
   // 300-byte chunks every 20 ms: never idle, far within the lingering time, so only the byte
-  // bound can end it, after the fourth chunk (1200 > 1024).
+  // bound (D48: 5 × 1024) can end it, after the eighteenth chunk (5400 > 5120).
   let sent = 0
-  while (!conn.isClosed() && sent < 100) {
+  while (!conn.isClosed() && sent < 200) {
     conn.socket.write(`12c\r\n${'x'.repeat(300)}\r\n`)
     sent++
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
   t.ok(conn.isClosed(), `closed after ${sent} chunks`)
-  t.ok(sent >= 4, 'not before the limit was passed')
+  t.ok(sent >= 18, 'not before the bound was passed')
 })

@@ -45,7 +45,7 @@ t.test('[D12] a file one byte over MAX_UPLOAD_BYTES: 413 with the figure, stored
   t.equal(exact.json().updated, 1)
 })
 
-t.test('[D12] the default 10 MiB, and a Content-Length far above it refused unread', async (t) => {
+t.test('[D12] the default 10 MiB, and a Content-Length above it refused before a byte is read', async (t) => {
   const app = await build(t, { config: { ingestToken: TOKEN } })
   t.equal((await upload(app, csv(...ROWS))).statusCode, 201)
   const before = await storedRows()
@@ -57,7 +57,8 @@ t.test('[D12] the default 10 MiB, and a Content-Length far above it refused unre
   const huge = await upload(app, csvOfSize(12 * 1024 * 1024))
   t.equal(huge.statusCode, 413)
   t.strictSame(huge.json(), { detail: 'Uploaded file exceeds the 10 MiB limit.' })
-  t.equal(huge.headers.connection, 'close', 'the unread rest of the body is not waited for')
+  // D48: the rest is drained (lingering close, test/http/early-answer.test.ts), not cut off.
+  t.equal(huge.headers.connection, 'keep-alive', 'the connection is not closed under the client')
   t.strictSame(await storedRows(), before)
 })
 
