@@ -9,6 +9,7 @@ import type { Database } from './db/client.js'
 import cacheInvalidation from './plugins/app/cache-invalidation.js'
 import cyclesRepository from './plugins/app/cycles-repository.js'
 import bodyIdleTimeout from './plugins/app/body-idle-timeout.js'
+import requestFraming from './plugins/app/request-framing.js'
 import database from './plugins/app/database.js'
 import earlyAnswer from './plugins/app/early-answer.js'
 import emptyQueryValues from './plugins/app/empty-query-values.js'
@@ -104,6 +105,7 @@ export function servicePlugins (options: AppOptions): ServicePlugin[] {
     { name: 'graceful-close', plugin: gracefulClose },
     { name: 'early-answer', plugin: earlyAnswer, options: { maxUploadBytes: config.maxUploadBytes } },
     { name: 'body-idle-timeout', plugin: bodyIdleTimeout, options: { idleMs: config.bodyIdleTimeoutMs } },
+    { name: 'request-framing', plugin: requestFraming, options: {} },
     { name: 'errors', plugin: errors },
     { name: 'database', plugin: database, options: { config, database: options.database } },
     { name: 'prices-repository', plugin: pricesRepository },

@@ -24,3 +24,13 @@ export class IngestRejected extends HttpError {
     this.name = 'IngestRejected'
   }
 }
+
+/** D48: the most characters of a refused cell a message repeats. */
+export const ECHO_MAX_CHARS = 100
+
+/** A refused cell as a message repeats it: whole when short, else a prefix and its length. */
+export function echoCell (raw: string): string {
+  if (raw.length <= ECHO_MAX_CHARS) return raw
+  const cut = raw.charCodeAt(ECHO_MAX_CHARS - 1) >= 0xd800 && raw.charCodeAt(ECHO_MAX_CHARS - 1) <= 0xdbff ? ECHO_MAX_CHARS - 1 : ECHO_MAX_CHARS
+  return `${raw.slice(0, cut)}… (${raw.length} characters)`
+}

@@ -1,4 +1,4 @@
-import { IngestRejected } from './errors.js'
+import { IngestRejected, echoCell } from './errors.js'
 import { normalizeTown } from './town.js'
 
 /**
@@ -31,6 +31,6 @@ export function isValidTownName (name: string): boolean {
 export function townFromCell (raw: string, line: number): string {
   const town = normalizeTown(raw)
   // D48: a line break inside a quoted cell is a broken row, not white space of a name.
-  if (!isValidTownName(town) || LINE_BREAK.test(raw)) throw new IngestRejected(`Invalid town name on line ${line}: ${raw}`)
+  if (!isValidTownName(town) || LINE_BREAK.test(raw)) throw new IngestRejected(`Invalid town name on line ${line}: ${echoCell(raw)}`)
   return town
 }

@@ -36,6 +36,7 @@ export function timeoutServerOptions (timeouts: ConnectionTimeouts): { requestTi
     http: {
       headersTimeout: timeouts.headersTimeoutMs,
       requestTimeout: timeouts.requestTimeoutMs, // Fastify sets it too; node:http checks the pair here
+      requireHostHeader: false, // D48: refused by Fastify's path instead, in the envelope
       connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS
     }
   }

@@ -1,6 +1,6 @@
 import Papa from 'papaparse'
 import { isCalendarDate, isCycle, isoDate, type CycleWindow } from '../domain/cycle.js'
-import { IngestRejected } from '../domain/errors.js'
+import { IngestRejected, echoCell } from '../domain/errors.js'
 import { CSV_COLUMNS } from '../domain/price-csv.js'
 import { townFromCell } from '../domain/town-name.js'
 
@@ -72,12 +72,19 @@ export function decodeCsv (bytes: Uint8Array): string {
 }
 
 /** Spec 4.5 rules 1–3: find each required column, in any order; extra columns are ignored (D12).
- * When two headers name the same field, the leftmost wins. */
+ * D48: two headers naming the same field (`Town` twice, `Super` and `Super (PMS)`) are refused:
+ * which of the two columns holds the prices is not for the service to guess. */
 export function mapHeader (cells: readonly string[]): ColumnMap {
   const found = new Map<Field, number>()
   cells.forEach((cell, index) => {
     const field = HEADER_ALIASES.get(cell.toLowerCase().replace(NOT_ALNUM, ''))
-    if (field !== undefined && !found.has(field)) found.set(field, index)
+    if (field === undefined) return
+    const earlier = found.get(field)
+    if (earlier !== undefined) {
+      const name = FIELDS.find((f) => f.field === field)?.display ?? field
+      throw new IngestRejected(`CSV header names ${name} twice (columns ${earlier + 1} and ${index + 1})`)
+    }
+    found.set(field, index)
   })
   const columns = {} as ColumnMap
   for (const { field } of FIELDS) {
@@ -93,7 +100,7 @@ export function detectDateFormat (raw: string): DateFormat {
   const cell = raw.trim()
   if (DMY.test(cell)) return 'DD-MM-YYYY'
   if (YMD.test(cell)) return 'YYYY-MM-DD'
-  throw new IngestRejected(`Invalid date format: ${raw}`)
+  throw new IngestRejected(`Invalid date format: ${echoCell(raw)}`)
 }
 
 /** D7: a date cell in the file's format → YYYY-MM-DD. The other format, or a date that does not
@@ -105,7 +112,7 @@ export function parseDateCell (raw: string, format: DateFormat): string {
   const month = Number(m?.[2])
   const day = Number(m?.[dayFirst ? 1 : 3])
   if (m === null || !isCalendarDate(year, month, day)) {
-    throw new IngestRejected(`Invalid date format: ${raw}`)
+    throw new IngestRejected(`Invalid date format: ${echoCell(raw)}`)
   }
   return isoDate(year, month, day)
 }
@@ -115,7 +122,7 @@ export function parseDateCell (raw: string, format: DateFormat): string {
 export function parsePriceCell (raw: string): string {
   if (isCanonicalPrice(raw)) return raw // the common cell, already as stored: no regex, no copy
   const m = PRICE.exec(raw.trim())
-  if (m === null) throw new IngestRejected(`Invalid price value: ${raw}`)
+  if (m === null) throw new IngestRejected(`Invalid price value: ${echoCell(raw)}`)
   const digits = m[2] as string
   let start = 0
   while (start < digits.length - 1 && digits[start] === '0') start++
@@ -123,7 +130,7 @@ export function parsePriceCell (raw: string): string {
   const cents = (m[3] ?? '').padEnd(2, '0')
   // A minus sign means <= 0; more than four whole digits means >= 10000.
   if (m[1] === '-' || whole.length > 4 || (whole === '0' && cents === '00')) {
-    throw new IngestRejected(`Price out of range: ${raw}`)
+    throw new IngestRejected(`Price out of range: ${echoCell(raw)}`)
   }
   return `${whole}.${cents}`
 }

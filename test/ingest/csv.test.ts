@@ -148,7 +148,18 @@ t.test('[spec 4.5] header names are matched leniently, in any column order', asy
   t.strictSame(mapHeader(['Notes', 'Kerosene (IK)', 'Town', 'To', 'Diesel (AGO)', 'From', 'Super (PMS)']), {
     validFrom: 5, validTo: 3, town: 2, superPetrol: 6, diesel: 4, kerosene: 1
   })
-  t.strictSame(mapHeader(['From', 'To', 'Town', 'Super', 'Super (PMS)', 'Diesel', 'Kerosene']).superPetrol, 3, 'leftmost wins')
+  t.strictSame(rejection(() => mapHeader(['From', 'To', 'Town', 'Super', 'Super (PMS)', 'Diesel', 'Kerosene'])),
+    rejected('CSV header names Super (PMS) twice (columns 4 and 5)'), 'D48: an ambiguous header is refused')
+  t.strictSame(rejection(() => parseCycleCsv(csv('From,To,Town,Super (PMS),Diesel (AGO),Kerosene (IK),TOWN', '15-01-2026,14-02-2026,Nairobi,1,1,1,Mombasa'))),
+    rejected('CSV header names Town twice (columns 3 and 7)'))
+})
+
+t.test('[D48] a refused cell is echoed up to 100 characters', async (t) => {
+  const huge = '9'.repeat(9 * 1024 * 1024)
+  t.strictSame(rejection(() => parseCycleCsv(csv(HEADER, `15-01-2026,14-02-2026,Nairobi,${huge},1,1`))),
+    rejected(`Price out of range: ${'9'.repeat(100)}… (${huge.length} characters)`))
+  t.strictSame(rejection(() => parseCycleCsv(csv(HEADER, `15-01-2026,14-02-2026,N${'\u{1F600}'.repeat(60)},1,1,1`))),
+    rejected(`Invalid town name on line 2: N${'\u{1F600}'.repeat(49)}… (121 characters)`), 'never half a surrogate pair')
 })
 
 t.test('[D12] extra columns and empty trailing cells are ignored', async (t) => {

@@ -34,7 +34,7 @@ t.test('servicePlugins lists every plugin under its own fastify-plugin name, eac
   t.equal(new Set(plugins.map((p) => p.name)).size, plugins.length)
   t.strictSame(plugins.map((p) => p.name), [
     'http-caching', 'metrics', 'cors', 'rate-limit', 'empty-query-values', 'graceful-close', 'early-answer',
-    'body-idle-timeout', 'errors', 'database', 'prices-repository', 'cycles-repository', 'read-cache',
+    'body-idle-timeout', 'request-framing', 'errors', 'database', 'prices-repository', 'cycles-repository', 'read-cache',
     'cache-invalidation', 'ready-lane', 'metrics-routes', 'docs-routes', 'health-routes', 'prices-routes', 'towns-routes',
     'cycles-routes', 'ingest-routes'
   ])

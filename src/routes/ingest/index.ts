@@ -5,6 +5,7 @@ import type { Config } from '../../config.js'
 import type { IngestOutcome } from '../../db/ingest.js'
 import { operations, type DryRunResponse } from '../../generated/openapi.js'
 import { bearerAuth } from '../../http/bearer-auth.js'
+import { continueIfExpected } from '../../plugins/app/request-framing.js'
 import { acceptUploads, readCsvUpload } from '../../http/multipart-upload.js'
 import { plausibleCycles } from '../../domain/cycle.js'
 import { cycleCsvBatches, decodeCsv, parseCycleCsv } from '../../ingest/csv.js'
@@ -28,7 +29,10 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
   // can read the 401 (D29). D48: in preParsing, after the limiter's onRequest hook, so every
   // attempt counts against the allowance, a wrong token included (spec 8): no unlimited guessing.
   const checkToken = bearerAuth({ token: config.ingestToken, detail: INVALID_TOKEN })
-  app.addHook('preParsing', async (request) => { await checkToken(request) })
+  app.addHook('preParsing', async (request, reply) => {
+    await checkToken(request)
+    continueIfExpected(request, reply) // D48: the body is invited only now
+  })
   await acceptUploads(app, config.maxUploadBytes)
 
   /** The file's validated rows (spec 4.5, D4–D10: every 400) and what an upload would do. */
