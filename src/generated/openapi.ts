@@ -29,7 +29,8 @@ export const DryRunCycle = Type.Object({
   previous_valid_from: Type.Union([Type.String({ format: "date" }), Type.Null()], { description: "The cycle compared with; `null` when there is none (then nothing is new or missing)." }),
   new_towns: Type.Array(Type.String(), { description: "Towns of this cycle that the previous cycle lacks, in D3 order." }),
   missing_towns: Type.Array(Type.String(), { description: "Towns of the previous cycle that this cycle would lack, in D3 order." }),
-  warnings: Type.Array(PriceWarning, { description: "Prices that look mistyped: one that moves more than INGEST_WARN_SHARE (default 15%)\nfrom the same town's previous price (`moved`), or that lies more than that share\noutside the range of the cycle's other towns (`outlier`). Never a reason to refuse\nthe real upload.\n" })
+  warnings: Type.Array(PriceWarning, { description: "Prices that look mistyped: one that moves more than INGEST_WARN_SHARE (default 15%)\nfrom the same town's previous price (`moved`), or that lies more than that share\noutside the range of the cycle's other towns (`outlier`). Never a reason to refuse\nthe real upload. At most 1,000 are listed for a whole dry run (newest cycle first,\neach cycle's in file order); `warnings_not_listed` counts the rest.\n" }),
+  warnings_not_listed: Type.Integer({ description: "This cycle's warnings beyond those listed (D48).", minimum: 0 })
 }, { description: "A cycle the file touches, compared with the cycle before it (the latest earlier one,\nstored or in the file) as it would stand after the upload.\n", additionalProperties: false })
 export type DryRunCycle = Static<typeof DryRunCycle>
 

@@ -16,6 +16,9 @@ interface IngestRoutesOptions {
 
 const INVALID_TOKEN = 'Invalid authorization token for ingestion endpoint.'
 
+/** D48: the most price warnings one dry run lists. */
+export const MAX_WARNINGS_LISTED = 1000
+
 /** D26: the longest an ingest waits to hear its own notification back before answering. */
 const NOTIFY_WAIT_MS = 2000
 
@@ -41,20 +44,27 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
     const outcome = await app.prices.ingest([rows], { dryRun: true })
     const review = await app.prices.review(rows, config.ingestWarnShare)
     request.log.info({ dryRun: true, ...logFields(outcome) }, 'csv ingest dry run')
+    let budget = MAX_WARNINGS_LISTED
     return {
       status: 'dry_run',
       records_processed: outcome.recordsProcessed,
       inserted: outcome.inserted,
       updated: outcome.updated,
       unchanged: outcome.unchanged,
-      cycles: review.map((c) => ({
-        valid_from: c.validFrom,
-        valid_to: c.validTo,
-        previous_valid_from: c.previousValidFrom,
-        new_towns: c.newTowns,
-        missing_towns: c.missingTowns,
-        warnings: c.warnings
-      }))
+      cycles: review.map((c) => {
+        // D48: a bounded answer, whatever the file: the first MAX_WARNINGS_LISTED, then counts.
+        const listed = c.warnings.slice(0, Math.max(0, budget))
+        budget -= listed.length
+        return {
+          valid_from: c.validFrom,
+          valid_to: c.validTo,
+          previous_valid_from: c.previousValidFrom,
+          new_towns: c.newTowns,
+          missing_towns: c.missingTowns,
+          warnings: listed,
+          warnings_not_listed: c.warnings.length - listed.length
+        }
+      })
     }
   }
 
