@@ -1,5 +1,5 @@
 import t from 'tap'
-import { IngestRejected } from '../../src/domain/errors.js'
+import { IngestRejected, echoCell } from '../../src/domain/errors.js'
 import { isValidTownName, townFromCell } from '../../src/domain/town-name.js'
 import { normalizeTown } from '../../src/domain/town.js'
 import { REFUSED, SAMPLE_TOWNS } from '../fixtures/towns.js'
@@ -36,7 +36,7 @@ t.test('[D30] names in other scripts, with combining marks, digits and the allow
 
 t.test('[D30] every refused class: 400 naming the line and the raw cell', async (t) => {
   for (const [kind, cell] of REFUSED) {
-    t.throws(() => townFromCell(cell, 7), new IngestRejected(`Invalid town name on line 7: ${cell}`), `${kind}: ${JSON.stringify(cell.slice(0, 40))}`)
+    t.throws(() => townFromCell(cell, 7), new IngestRejected(`Invalid town name on line 7: ${echoCell(cell)}`), `${kind}: ${JSON.stringify(cell.slice(0, 40))}`)
     t.equal(isValidTownName(normalizeTown(cell)), false, kind)
   }
   const error = (() => { try { townFromCell(' =1+1 ', 3) } catch (err) { return err } })() as IngestRejected
