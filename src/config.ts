@@ -6,6 +6,8 @@ import { Value } from '@sinclair/typebox/value'
  * the schema states its form and default, and `loadConfig` turns it into typed values or stops
  * with a message naming the variable.
  */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
 const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8000 }), // D28
   HOST: Type.String({ minLength: 1, default: '0.0.0.0' }), // D28
@@ -17,10 +19,7 @@ const EnvSchema = Type.Object({
   TRUST_PROXY: Type.String({ minLength: 1, default: 'true' }),
   MAX_UPLOAD_BYTES: Type.Integer({ minimum: 1, default: 10 * 1024 * 1024 }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
-  LOG_LEVEL: Type.Union(
-    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
-    { default: 'info' }
-  ),
+  LOG_LEVEL: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: 'info' }),
   DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
   DB_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 15000 }),
   READ_CACHE_MAX_BYTES: Type.Integer({ minimum: 0, default: 16 * 1024 * 1024 }),
@@ -81,13 +80,19 @@ export function loadConfig (source: Record<string, string | undefined> = process
     const value = source[key]
     if (value !== undefined && value.trim() !== '') raw[key] = value.trim()
   }
+  // LOG_LEVEL in any case (`INFO`), as pino's own names are lower-case.
+  if (typeof raw.LOG_LEVEL === 'string') raw.LOG_LEVEL = raw.LOG_LEVEL.toLowerCase()
   const env = Value.Convert(EnvSchema, Value.Default(EnvSchema, raw)) as Record<string, unknown>
   const firstError = Value.Errors(EnvSchema, env).First()
   if (firstError !== undefined) {
     const name = firstError.path.replace(/^\//, '')
-    throw new ConfigError(`Invalid environment variable ${name}=${JSON.stringify(raw[name])}: ${firstError.message}`)
+    throw new ConfigError(`Invalid environment variable ${name}=${JSON.stringify(redactUrl(raw[name]))}: ${ALLOWED[name] ?? firstError.message}`)
   }
   const e = env as Env
+  // D49: spec 5 rule 4's open upload is for local development only.
+  if (e.INGEST_TOKEN === undefined && source.NODE_ENV === 'production') {
+    throw new ConfigError('INGEST_TOKEN must be set when NODE_ENV=production (without it anyone may upload prices)')
+  }
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
     throw new ConfigError(`Invalid environment variable HEADERS_TIMEOUT_MS=${e.HEADERS_TIMEOUT_MS}: must not exceed REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS})`)
   }
@@ -112,6 +117,19 @@ export function loadConfig (source: Record<string, string | undefined> = process
     bodyIdleTimeoutMs: e.BODY_IDLE_TIMEOUT_MS,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS
   }
+}
+
+/** What an invalid value of these variables should have been, in words. */
+const ALLOWED: Record<string, string> = {
+  LOG_LEVEL: `expected one of ${LOG_LEVELS.join(', ')} (any case)`,
+  DATABASE_URL: 'expected a postgres:// or postgresql:// URL',
+  REDIS_URL: 'expected a redis:// or rediss:// URL'
+}
+
+/** A value as a message may show it: the password and user of a URL replaced (never logged). */
+export function redactUrl (value: unknown): unknown {
+  if (typeof value !== 'string') return value
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/?#]*@/i, '$1***@')
 }
 
 function parseOrigins (value: string): string[] {

@@ -1,0 +1,41 @@
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { ConfigError, loadConfig } from '../../src/config.js'
+
+/** D49 safe defaults: no open upload in production, no credential in any message, settings that say what they allow. */
+const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url))
+const TSX = import.meta.resolve('tsx')
+
+async function start (env: Record<string, string>): Promise<{ code: number | null, stderr: string }> {
+  const child = spawn(process.execPath, ['--import', TSX, SERVER], {
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: 'memory://', ...env },
+    stdio: ['ignore', 'ignore', 'pipe']
+  })
+  let stderr = ''
+  child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+  return { code, stderr }
+}
+
+t.test('NODE_ENV=production without INGEST_TOKEN does not start: one line, exit 1', async (t) => {
+  t.same(await start({ NODE_ENV: 'production' }), { code: 1, stderr: 'INGEST_TOKEN must be set when NODE_ENV=production (without it anyone may upload prices)\n' })
+  t.throws(() => loadConfig({ NODE_ENV: 'production' }), ConfigError)
+  t.equal(loadConfig({ NODE_ENV: 'production', INGEST_TOKEN: 'x' }).ingestToken, 'x')
+  t.equal(loadConfig({ NODE_ENV: 'development' }).ingestToken, undefined, 'development stays open (with its warning)')
+})
+
+t.test('a mistyped DATABASE_URL never shows its password', async (t) => {
+  const run = await start({ DATABASE_URL: 'postgress://fuel:s3cretpw@db.internal:5432/fuel' })
+  t.same(run, { code: 1, stderr: 'Invalid environment variable DATABASE_URL="postgress://***@db.internal:5432/fuel": expected a postgres:// or postgresql:// URL\n' })
+  t.throws(() => loadConfig({ REDIS_URL: 'http://user:hunter2@cache:6379' }),
+    new ConfigError('Invalid environment variable REDIS_URL="http://***@cache:6379": expected a redis:// or rediss:// URL'))
+})
+
+t.test('LOG_LEVEL names what it allows, and takes any case', async (t) => {
+  t.throws(() => loadConfig({ LOG_LEVEL: 'loud' }),
+    new ConfigError('Invalid environment variable LOG_LEVEL="loud": expected one of fatal, error, warn, info, debug, trace, silent (any case)'))
+  t.equal(loadConfig({ LOG_LEVEL: 'INFO' }).logLevel, 'info')
+  t.equal(loadConfig({ LOG_LEVEL: 'Warn' }).logLevel, 'warn')
+})
