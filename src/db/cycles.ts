@@ -40,6 +40,14 @@ const CYCLE_JSON = sql`json_build_object(
   'kerosene', ${fuelStats('kerosene')}
 )`
 
+/**
+ * PostgreSQL's json text spaces its objects (`"key" : value`); every other answer is compact
+ * (row_to_json). Re-serialised once per read-cache fill, keys in the same order.
+ */
+function compact (json: string): string {
+  return JSON.stringify(JSON.parse(json))
+}
+
 export class CycleReads {
   constructor (private readonly db: AppDb) {}
 
@@ -51,7 +59,7 @@ export class CycleReads {
         SELECT f.valid_from, ${CYCLE_JSON} AS summary FROM fuel_prices AS f
         GROUP BY f.valid_from, f.valid_to ORDER BY f.valid_from DESC LIMIT ${limit} OFFSET ${offset}
       ) AS c`)
-    return rowsOf<{ body: string | null }>(result)[0]?.body ?? '[]'
+    return compact(rowsOf<{ body: string | null }>(result)[0]?.body ?? '[]')
   }
 
   /** GET /v1/cycles/{valid_from}: the one cycle, or undefined when none starts that day. */
@@ -59,7 +67,8 @@ export class CycleReads {
     const result = await this.db.execute<{ body: string }>(sql`
       SELECT ${CYCLE_JSON}::text AS body FROM fuel_prices AS f
       WHERE f.valid_from = ${validFrom}::date GROUP BY f.valid_from, f.valid_to`)
-    return rowsOf<{ body: string }>(result)[0]?.body
+    const body = rowsOf<{ body: string }>(result)[0]?.body
+    return body === undefined ? undefined : compact(body)
   }
 
   /** Summaries of the newest `count` cycles, newest first, for the Atom feed. */
@@ -91,7 +100,7 @@ export class CycleReads {
       ) AS body FROM cycle`)
     const row = rowsOf<{ found: boolean, body: string | null }>(result)[0]
     if (validFrom !== undefined && row?.found !== true) return undefined
-    return row?.body ?? '[]'
+    return compact(row?.body ?? '[]')
   }
 
   /**

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import { XMLParser, XMLValidator } from 'fast-xml-parser'
 import t from 'tap'
 import { csv, HEADER, TOKEN, upload } from '../fixtures/ingest.js'
-import { build, testDatabase } from '../helper.js'
+import { build, resetData, testDatabase } from '../helper.js'
 import { seedFixture } from './_fixtures.js'
 
 // The fixture: cycles 2026-08-15, 2026-09-15 and 2026-10-15 of five towns; in cycle c (Sep 0,
@@ -193,4 +193,17 @@ t.test('[spec 4.2 r6, widened] cycles, one cycle, changes and the feed are serve
   t.equal(cycles[0]?.valid_from, '2026-11-15')
   t.equal((await app.inject('/v1/prices/changes')).json()[0].valid_from, '2026-11-15')
   t.match((await app.inject('/v1/cycles/feed.atom')).body, '<id>tag:fuelkenya.com,2026:cycles/2026-11-15</id>')
+})
+
+t.test('/v1/cycles and /v1/prices/changes are compact JSON like every other answer', async (t) => {
+  const app = await build(t)
+  await resetData()
+  t.equal((await upload(app, csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.00,170.00,160.00', '15-02-2026,14-03-2026,Nairobi,181.00,171.00,161.00'))).statusCode, 201)
+  for (const url of ['/v1/cycles', '/v1/cycles/2026-02-15', '/v1/prices/changes']) {
+    const body = (await app.inject(url)).body
+    t.notMatch(body, /" : /, `${url}: no "key" : value`)
+    t.equal(body, JSON.stringify(JSON.parse(body)), `${url}: compact`)
+  }
+  t.equal((await app.inject('/v1/prices/changes')).body,
+    '[{"town":"Nairobi","valid_from":"2026-02-15","valid_to":"2026-03-14","previous_valid_from":"2026-01-15","super_petrol":{"price":181,"previous":180,"change":1},"diesel":{"price":171,"previous":170,"change":1},"kerosene":{"price":161,"previous":160,"change":1}}]')
 })

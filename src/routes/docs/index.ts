@@ -41,6 +41,15 @@ const docs: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (_request, reply) => await reply.type('application/yaml; charset=utf-8').send(yamlText)
   })
 
+  // GET / (not an operation of the contract, like /docs): a person is sent to the docs, a
+  // client finds the contract in the Link header (RFC 8631 service-desc).
+  app.get('/', { config: { rateLimit: false } }, async (_request, reply) => {
+    return await reply.code(302).header('location', `${DOCS_PREFIX}/`)
+      .header('link', `<${operations.getOpenApiJson.url}>; rel="service-desc"; type="application/json", <${DOCS_PREFIX}/>; rel="service-doc"`)
+      .header('cache-control', 'public, max-age=86400')
+      .send({ detail: `See ${DOCS_PREFIX}/ for the documentation and ${operations.getOpenApiJson.url} for the contract.` })
+  })
+
   // "Try it out" may call this server (a relative URL resolves against the page) and the ones
   // the document names; nothing else, and no script or style from anywhere else.
   const servers = (document.servers ?? []).map((s) => new URL(s.url).origin)
