@@ -10,10 +10,15 @@ import { pathToFileURL } from 'node:url'
 import type { DryRunResponse } from '../src/generated/openapi.js'
 import { parseArgs } from 'node:util'
 
-const DEFAULT_URL = 'http://localhost:8000'
+/** The local service as the configuration (environment, then `.env`) places it. */
+export function defaultUrl (env: Record<string, string | undefined>): string {
+  const host = env.HOST === undefined || env.HOST === '' || env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST
+  return `http://${host.includes(':') ? `[${host}]` : host}:${env.PORT === undefined || env.PORT === '' ? '8000' : env.PORT}`
+}
 
 const USAGE = `usage: npm run ingest -- FILE.csv [--url URL] [--token TOKEN] [--dry-run] [--json]
-  --url      the service's base URL (default ${DEFAULT_URL}; a trailing /v1 is fine)
+  --url      the service's base URL (default: http://localhost:PORT, from the environment or
+             .env as the service reads them; a trailing /v1 is fine)
   --token    bearer token (default: the INGEST_TOKEN environment variable)
   --dry-run  validate and count only; nothing is written. Prints, per cycle of the file, the
              towns new or missing against the cycle before and the prices that look mistyped
@@ -28,7 +33,7 @@ export interface CliIo {
 /** The endpoint under a base URL given with or without its /v1 prefix. */
 export function ingestUrl (base: string, dryRun: boolean): string {
   const root = base.replace(/\/+$/, '').replace(/\/v1$/, '')
-  return `${root}/v1/ingest/csv${dryRun ? '?dry_run=true' : ''}`
+  return `${root}/v1/ingest/csv${dryRun ? '/dry-run' : ''}`
 }
 
 export async function runIngestCli (args: string[], io: CliIo): Promise<number> {
@@ -68,7 +73,7 @@ export async function runIngestCli (args: string[], io: CliIo): Promise<number> 
     return 2
   }
 
-  const url = ingestUrl(values.url ?? DEFAULT_URL, values['dry-run'] === true)
+  const url = ingestUrl(values.url ?? defaultUrl(io.env), values['dry-run'] === true)
   const token = values.token ?? io.env.INGEST_TOKEN
   const form = new FormData()
   form.append('file', new Blob([bytes], { type: 'text/csv' }), basename(file))
@@ -103,6 +108,11 @@ export async function runIngestCli (args: string[], io: CliIo): Promise<number> 
 
 // Run only as a script, not when a test imports runIngestCli.
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
+  try {
+    process.loadEnvFile('.env') // as the service does (D35): the environment wins
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+  }
   process.exitCode = await runIngestCli(process.argv.slice(2), {
     env: process.env,
     out: (line) => { console.log(line) },
@@ -124,8 +134,10 @@ function describeDryRun (dry: DryRun): string[] {
     lines.push('', `cycle ${cycle.valid_from} to ${cycle.valid_to} (${against})`)
     lines.push(`  new towns: ${cycle.new_towns.length === 0 ? 'none' : cycle.new_towns.join(', ')}`)
     lines.push(`  missing towns: ${cycle.missing_towns.length === 0 ? 'none' : cycle.missing_towns.join(', ')}`)
-    lines.push(`  warnings: ${cycle.warnings.length === 0 ? 'none' : cycle.warnings.length}`)
+    const count = cycle.warnings.length + cycle.warnings_not_listed
+    lines.push(`  warnings: ${count === 0 ? 'none' : count}`)
     for (const warning of cycle.warnings) lines.push(`    ${warning.detail}`)
+    if (cycle.warnings_not_listed > 0) lines.push(`    … and ${cycle.warnings_not_listed} more not listed`)
   }
   return lines
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { runIngestCli, ingestUrl, type CliIo } from '../../scripts/ingest.js'
+import { defaultUrl, runIngestCli, ingestUrl, type CliIo } from '../../scripts/ingest.js'
 import { SEED_CYCLES, seedSampleData } from '../../scripts/seed.js'
 import { todayInKenya } from '../../src/domain/cycle.js'
 import { build, resetData, testDatabase } from '../helper.js'
@@ -36,7 +36,11 @@ t.test('[seed] 13 cycles × 233 towns ending with the active cycle; a second run
 
 t.test('ingestUrl: a base URL with or without /v1 and trailing slashes', async (t) => {
   t.equal(ingestUrl('http://localhost:8000', false), 'http://localhost:8000/v1/ingest/csv')
-  t.equal(ingestUrl('https://api.fuelkenya.com/v1/', true), 'https://api.fuelkenya.com/v1/ingest/csv?dry_run=true')
+  t.equal(ingestUrl('https://api.fuelkenya.com/v1/', true), 'https://api.fuelkenya.com/v1/ingest/csv/dry-run', 'the dry-run operation (D43)')
+  t.equal(defaultUrl({}), 'http://localhost:8000')
+  t.equal(defaultUrl({ PORT: '9123', HOST: '0.0.0.0' }), 'http://localhost:9123', 'PORT as the service reads it')
+  t.equal(defaultUrl({ PORT: '9123', HOST: '127.0.0.2' }), 'http://127.0.0.2:9123')
+  t.equal(defaultUrl({ HOST: '::1' }), 'http://[::1]:8000')
 })
 
 t.test('[ingest script] posts the file, prints the outcome, exit status says how it went', async (t) => {
@@ -122,4 +126,19 @@ t.test('[npm run ingest] the entry point: usage errors exit 2', async (t) => {
     return err.code
   })
   t.equal(code, 2)
+})
+
+t.test('[npm run ingest] the entry point finds the service by PORT in .env, and dry-runs by the dry-run operation', async (t) => {
+  const app = await build(t, { config: { ingestToken: TOKEN } })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const port = (app.server.address() as AddressInfo).port
+  const dir = t.testdir({ '.env': `PORT=${port}\nHOST=127.0.0.1\nINGEST_TOKEN=${TOKEN}\n`, 'jan.csv': csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.50,170.00,160.25') })
+  const paths: string[] = []
+  app.server.prependListener('request', (request: { url?: string }) => { paths.push(request.url ?? '') })
+  const { PORT: _p, HOST: _h, INGEST_TOKEN: _t, ...env } = process.env
+  const dry = await run(TSX, [join(process.cwd(), 'scripts/ingest.ts'), 'jan.csv', '--dry-run'], { cwd: dir, env })
+  t.match(dry.stdout, /^dry run, nothing written: 1 rows \(1 new, 0 changed, 0 unchanged\)/)
+  const real = await run(TSX, [join(process.cwd(), 'scripts/ingest.ts'), 'jan.csv'], { cwd: dir, env })
+  t.match(JSON.parse(real.stdout), { status: 'success', inserted: 1 })
+  t.same(paths, ['/v1/ingest/csv/dry-run', '/v1/ingest/csv'])
 })
