@@ -10,6 +10,9 @@ import { HttpError } from '../domain/errors.js'
  */
 
 const NOT_CSV = 'Uploaded file must be a CSV file.'
+/** D48: the longest file name an upload may carry (a common file-system limit). */
+const MAX_FILENAME_CHARS = 255
+const FILENAME_TOO_LONG = `Uploaded file name is longer than ${MAX_FILENAME_CHARS} characters.`
 const MALFORMED_MULTIPART = 'Malformed multipart/form-data body.'
 const ONE_FILE_ONLY = 'Upload exactly one file, in the form field "file".'
 const TOO_MANY_PARTS = 'Multipart body has too many parts.'
@@ -99,6 +102,10 @@ export async function readCsvUpload (request: FastifyRequest, maxBytes: number):
       if (part.fieldname !== 'file') {
         part.file.resume()
         await finished(part.file)
+      } else if ((part.filename ?? '').length > MAX_FILENAME_CHARS) {
+        // D48: past ~80 KB busboy drops the rest of a part's headers (its type included), so
+        // the name's limit is what is answered, never a wrong type.
+        throw new HttpError(400, FILENAME_TOO_LONG)
       } else if (!CSV_MEDIA_TYPES.has(mediaType(part.mimetype))) {
         notCsv = true // judged on the part's header; its bytes are discarded
         part.file.resume()

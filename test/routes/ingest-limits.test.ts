@@ -80,3 +80,15 @@ t.test('[D12] another file part over the limit is refused as well, before the fi
   t.equal(res.statusCode, 413)
   t.strictSame(res.json(), { detail: 'Uploaded file exceeds the 1500 bytes limit.' })
 })
+
+t.test('[D48] a file name past 255 characters is answered as such, not as a wrong type', async (t) => {
+  const app = await build(t, { config: { ingestToken: TOKEN } })
+  for (const length of [256, 100 * 1024]) {
+    const form = multipart([{ name: 'file', filename: `${'a'.repeat(length - 4)}.csv`, contentType: 'text/csv', body: csv(...ROWS) }])
+    const res = await app.inject({ method: 'POST', url: '/v1/ingest/csv', headers: { ...AUTH, ...form.headers }, payload: form.payload })
+    t.equal(res.statusCode, 400, `${length} characters`)
+    t.same(res.json(), { detail: 'Uploaded file name is longer than 255 characters.' })
+  }
+  const form = multipart([{ name: 'file', filename: `${'a'.repeat(251)}.csv`, contentType: 'text/csv', body: csv(...ROWS) }])
+  t.equal((await app.inject({ method: 'POST', url: '/v1/ingest/csv', headers: { ...AUTH, ...form.headers }, payload: form.payload })).statusCode, 201, '255 characters are fine')
+})
