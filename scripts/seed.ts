@@ -3,7 +3,8 @@
  * scripts/sample/towns.txt, the last cycle being the one active today in Kenya) into the
  * configured database (DATABASE_URL, or the embedded PGlite under DATA_DIR), through the same
  * parser and upsert as POST /v1/ingest/csv. Idempotent: a second run inserts nothing. Exits
- * non-zero on any failure.
+ * non-zero on any failure. When the embedded database is held by the running service, the sample
+ * is sent through that service's POST /v1/ingest/csv instead, so the service need not stop.
  */
 import { realpathSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
@@ -11,24 +12,53 @@ import { ConfigError, loadConfig } from '../src/config.js'
 import type { Database } from '../src/db/client.js'
 import { openDatabase } from '../src/db/client.js'
 import { migrateDatabase } from '../src/db/migrate.js'
+import { DataDirInUseError } from '../src/db/data-dir-lock.js'
 import { cycleOf, todayInKenya } from '../src/domain/cycle.js'
 import { cycleCsvBatches } from '../src/ingest/csv.js'
 import { ingestBatches, type IngestOutcome } from '../src/db/ingest.js'
+import { defaultUrl, ingestUrl } from './ingest.js'
 import { loadSampleTowns, sampleCycles } from './sample/generate.js'
 
 export const SEED_CYCLES = 13
 
 /** The sample cycles ending with the one active on `today`, ingested as one upload would be. */
 export async function seedSampleData (database: Database, today = todayInKenya()): Promise<IngestOutcome> {
-  const text = sampleCycles({ towns: loadSampleTowns(), cycles: SEED_CYCLES, lastValidFrom: cycleOf(today).validFrom })
-  return await ingestBatches(database, cycleCsvBatches(text))
+  return await ingestBatches(database, cycleCsvBatches(sampleText(today)))
+}
+
+function sampleText (today: string): string {
+  return sampleCycles({ towns: loadSampleTowns(), cycles: SEED_CYCLES, lastValidFrom: cycleOf(today).validFrom })
+}
+
+/** The sample sent to the running service at `base` (its INGEST_TOKEN from `env`): its answer, as a line. */
+export async function seedThroughService (base: string, env: Record<string, string | undefined>, today = todayInKenya()): Promise<string> {
+  const form = new FormData()
+  form.append('file', new Blob([sampleText(today)], { type: 'text/csv' }), 'sample.csv')
+  const token = env.INGEST_TOKEN
+  const url = ingestUrl(base, false)
+  const res = await fetch(url, { method: 'POST', body: form, headers: token === undefined || token === '' ? {} : { authorization: `Bearer ${token}` } })
+  const body = await res.json() as { records_processed?: number, inserted?: number, updated?: number, unchanged?: number, detail?: unknown }
+  if (res.status !== 201) throw new Error(`the running service at ${url} answered ${res.status}: ${JSON.stringify(body.detail ?? body)}`)
+  return `seeded through the running service at ${base}: ${SEED_CYCLES} cycles, ${body.records_processed ?? 0} rows: ` +
+    `${body.inserted ?? 0} inserted, ${body.updated ?? 0} updated, ${body.unchanged ?? 0} unchanged`
 }
 
 async function main (): Promise<number> {
   let database: Database | undefined
   try {
+    try {
+      process.loadEnvFile('.env') // as the service does (D35)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+    }
     const config = loadConfig()
-    database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolMax: 1, statementTimeoutMs: config.dbStatementTimeoutMs })
+    try {
+      database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolMax: 1, statementTimeoutMs: config.dbStatementTimeoutMs })
+    } catch (err) {
+      if (!(err instanceof DataDirInUseError)) throw err
+      console.log(await seedThroughService(defaultUrl(process.env), process.env))
+      return 0
+    }
     await migrateDatabase(database, config.databaseUrl)
     const outcome = await seedSampleData(database)
     const newest = outcome.cycles[0]

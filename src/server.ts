@@ -2,6 +2,7 @@ import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import { loadConfig, type Config } from './config.js'
+import { cycleOf, todayInKenya } from './domain/cycle.js'
 import { startupErrorLine, type StartupContext } from './startup-errors.js'
 
 /** Time beyond the longest request for closing the database and Redis clients (D47). */
@@ -53,4 +54,9 @@ try {
   await app.listen({ port: config.port, host: config.host })
 } catch (err) {
   cannotStart(err, config)
+}
+
+// A first run starts empty: say how to get data in (the seed works while the service runs).
+if ((await app.cycles.freshness(cycleOf(todayInKenya()).validFrom).catch(() => ({ latest: '' }))).latest === null) {
+  app.log.info('no prices stored yet: `npm run seed` loads a year of sample prices (the service may keep running), or upload a cycle to POST /v1/ingest/csv')
 }

@@ -9,6 +9,7 @@ import { SEED_CYCLES, seedSampleData } from '../../scripts/seed.js'
 import { todayInKenya } from '../../src/domain/cycle.js'
 import { build, resetData, testDatabase } from '../helper.js'
 import { HEADER, TOKEN, csv, rowCount } from '../fixtures/ingest.js'
+import { startServer } from '../support/processes.js'
 
 /** `npm run seed` and `npm run ingest`: the functions in-process, the entry points once each. */
 
@@ -141,4 +142,22 @@ t.test('[npm run ingest] the entry point finds the service by PORT in .env, and 
   const real = await run(TSX, [join(process.cwd(), 'scripts/ingest.ts'), 'jan.csv'], { cwd: dir, env })
   t.match(JSON.parse(real.stdout), { status: 'success', inserted: 1 })
   t.same(paths, ['/v1/ingest/csv/dry-run', '/v1/ingest/csv'])
+})
+
+t.test('[npm run seed] while the service holds the embedded database, the sample goes through its ingest', async (t) => {
+  const dir = t.testdir({})
+  const dataDir = join(dir, 'data')
+  const server = await startServer({
+    args: ['--import', 'tsx', join(process.cwd(), 'src/server.ts')],
+    cwd: process.cwd(),
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, INGEST_TOKEN: TOKEN, LOG_LEVEL: 'info' }
+  })
+  t.teardown(async () => { await server.stop('SIGTERM') })
+  t.match(server.output(), /"msg":"no prices stored yet: `npm run seed` loads a year of sample prices \(the service may keep running\)/, 'the start line on an empty database says how')
+  const port = new URL(server.url).port
+  const { PORT: _p, HOST: _h, DATABASE_URL: _d, ...env } = process.env
+  const seeded = await run(TSX, [join(process.cwd(), 'scripts/seed.ts')], { cwd: dir, env: { ...env, DATA_DIR: dataDir, PORT: port, INGEST_TOKEN: TOKEN } })
+  t.match(seeded.stdout, new RegExp(`^seeded through the running service at http://localhost:${port}: 13 cycles, 3029 rows: 3029 inserted, 0 updated, 0 unchanged\\n$`))
+  const towns = await (await fetch(`${server.url}/v1/towns`)).json() as string[]
+  t.equal(towns.length, 233, 'the running service serves the sample at once')
 })
