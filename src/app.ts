@@ -70,6 +70,18 @@ export function serverOptions (config: Config, logger?: FastifyServerOptions['lo
   }
 }
 
+/**
+ * Readable lines for a person at a terminal (pino-pretty, in pino's worker thread); JSON lines
+ * everywhere else, and always in production. Undefined: the default JSON logger.
+ */
+export function terminalLogger (config: Config, isTTY: boolean | undefined, nodeEnv: string | undefined): FastifyServerOptions['logger'] {
+  if (isTTY !== true || nodeEnv === 'production') return undefined
+  return {
+    level: config.logLevel,
+    transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: true } }
+  }
+}
+
 /** Logger options as given (tests pass their own stream), always with LOG_REDACT added. */
 function loggerOptions (config: Config, logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
   if (logger === undefined) return { level: config.logLevel, redact: LOG_REDACT }

@@ -1,6 +1,6 @@
 import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
-import { buildApp } from './app.js'
+import { buildApp, terminalLogger } from './app.js'
 import { loadConfig, type Config } from './config.js'
 import { cycleOf, todayInKenya } from './domain/cycle.js'
 import { startupErrorLine, type StartupContext } from './startup-errors.js'
@@ -33,7 +33,7 @@ try {
 
 let app: FastifyInstance
 try {
-  app = await buildApp({ config })
+  app = await buildApp({ config, logger: terminalLogger(config, process.stdout.isTTY, process.env.NODE_ENV) })
 } catch (err) {
   cannotStart(err, config)
 }

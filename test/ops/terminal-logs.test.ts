@@ -1,0 +1,43 @@
+import { execFile } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { terminalLogger } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
+import { freePort } from '../support/processes.js'
+
+/** Readable lines at a terminal outside production; JSON lines everywhere else. */
+t.test('terminalLogger: pino-pretty only on a TTY and outside production', async (t) => {
+  const config = loadConfig({})
+  t.equal(terminalLogger(config, false, undefined), undefined, 'not a terminal: JSON')
+  t.equal(terminalLogger(config, undefined, undefined), undefined)
+  t.equal(terminalLogger(config, true, 'production'), undefined, 'production: JSON even at a terminal')
+  t.match(terminalLogger(config, true, 'development'), { level: 'info', transport: { target: 'pino-pretty' } })
+})
+
+const SCRIPT = '/usr/bin/script'
+t.test('the server at a terminal prints readable lines', { skip: existsSync(SCRIPT) ? false : `${SCRIPT} (util-linux) not found to give the server a terminal` }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'fuel-tty-'))
+  const out = join(dir, 'out.txt')
+  const port = await freePort()
+  const tsx = fileURLToPath(import.meta.resolve('tsx'))
+  const server = fileURLToPath(new URL('../../src/server.ts', import.meta.url))
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: 'memory://', LOG_LEVEL: 'info' }
+  // The server under script's terminal is not this process's child: its pid is written down
+  // (`exec` keeps the shell's) so the teardown can stop it.
+  const pidFile = join(dir, 'pid')
+  const child = execFile(SCRIPT, ['-qfc', `sh -c 'echo $$ > ${pidFile}; exec ${process.execPath} --import ${tsx} ${server}'`, out], { env })
+  t.teardown(() => {
+    if (existsSync(pidFile)) process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL')
+    child.kill('SIGKILL')
+  })
+  let text = ''
+  for (let i = 0; i < 150 && !text.includes('Server listening'); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    text = existsSync(out) ? readFileSync(out, 'utf8') : ''
+  }
+  t.match(text, /\[\d{2}:\d{2}:\d{2}\] .*INFO.*: .*Server listening at http:\/\/127\.0\.0\.1:\d+/, 'a time, a level name and the message')
+  t.notMatch(text, /"level":30/, 'no JSON lines')
+})
