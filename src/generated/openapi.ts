@@ -255,8 +255,8 @@ export type GetOpenApiJsonQuery = Static<typeof GetOpenApiJsonQuery>
 export const GetOpenApiJsonResponses = {
   200: Type.Object({
     openapi: Type.Literal("3.1.0"),
-    info: Type.Object({}),
-    paths: Type.Object({})
+    info: Type.Object({}, { additionalProperties: true }),
+    paths: Type.Object({}, { additionalProperties: true })
   })
 }
 

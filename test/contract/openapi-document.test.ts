@@ -33,3 +33,22 @@ t.test('each strict check reports what it finds', async (t) => {
     t.ok(problems.some((p) => expected.test(p)), `${name}: ${JSON.stringify(problems.slice(0, 3))}`)
   }
 })
+
+t.test('every const also has an enum of its one value; open objects say so (generators type them exactly)', async (t) => {
+  const { parse } = await import('yaml')
+  const doc = parse(readFileSync(OPENAPI_PATH, 'utf8')) as unknown
+  const consts: Array<{ at: string, schema: Record<string, unknown> }> = []
+  const walk = (node: unknown, at: string): void => {
+    if (Array.isArray(node)) { node.forEach((n, i) => walk(n, `${at}/${i}`)); return }
+    if (node === null || typeof node !== 'object') return
+    const o = node as Record<string, unknown>
+    if ('const' in o && !('in' in o)) consts.push({ at, schema: o })
+    for (const [k, v] of Object.entries(o)) walk(v, `${at}/${k}`)
+  }
+  walk(doc, '#')
+  t.equal(consts.length, 6, 'the status of health, ingest and dry run, the openapi version, two Cache-Control values')
+  for (const { at, schema } of consts) t.same(schema.enum, [schema.const], at)
+  const json = (doc as { paths: Record<string, { get: { responses: { 200: { content: { 'application/json': { schema: { properties: Record<string, { additionalProperties?: unknown }> } } } } } } }> }).paths['/v1/openapi.json']?.get.responses[200].content['application/json'].schema.properties
+  t.equal(json?.info?.additionalProperties, true)
+  t.equal(json?.paths?.additionalProperties, true)
+})
