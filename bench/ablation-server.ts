@@ -5,18 +5,20 @@ import fp from 'fastify-plugin'
 import { Registry } from 'prom-client'
 import { buildApp, servicePlugins, type ServicePlugin } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
+import corsPlugin from '../src/cors/index.js'
+import rateLimitPlugin from '../src/rate-limit/index.js'
+import { MemorySlidingWindowStore } from '../src/rate-limit/memory-store.js'
 import { sampleCsv } from './ingest.js'
 
 /**
  * One variant of the ablation (bench/ablation.ts): the service with the named plugins swapped
- * for empty stand-ins of the same name (so their dependants still start) and the ready lane on
- * or off, or, as `bare`, the
- * bytes the full service answers for GET /v1/prices/latest sent by a bare Fastify route or by
- * bare node:http. The store is an in-memory PGlite holding one ingested cycle: the latest cycle
+ * for empty stand-ins of the same name (so their dependants still start), or, as `bare`, the
+ * bytes the full service answers for GET /v1/prices/latest sent by the design-card floor, a bare
+ * Fastify route or bare node:http. The store is an in-memory PGlite holding one ingested cycle: the latest cycle
  * is answered from the read cache (D44), so the database does no work during the load.
  * Prints {"port": n} when ready.
  */
-type Variant = { swap: string[], lane: boolean } | { bare: 'fastify' | 'node:http' }
+type Variant = { swap: string[] } | { bare: 'floor' | 'fastify' | 'node:http' }
 const variant = JSON.parse(process.argv[2] ?? '{"swap":[]}') as Variant
 
 /** An empty plugin under `name`, with the decorators the service's other plugins use of it. */
@@ -24,26 +26,21 @@ function standIn (name: string): ServicePlugin {
   return {
     name,
     plugin: fp(async (app) => {
-      if (name === 'rate-limit') app.decorate('rateLimit', () => (_request, _reply, done) => { done() })
+      if (name === 'rate-limit') app.decorate('rateLimit', () => async () => {})
       if (name === 'metrics') {
         const counter = { inc: () => {} }
         // A registry of its own, for what other plugins register in it (the read cache's tallies).
-        app.decorate('metrics', { registry: new Registry(), ingests: counter, rowsIngested: counter, recorder: () => () => {} } as never)
+        app.decorate('metrics', { registry: new Registry(), ingests: counter, rowsIngested: counter } as never)
       }
     }, { name })
   }
 }
 
-const config = loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: 'warn', TRUST_PROXY: 'true', INGEST_TOKEN: 'ablation' })
+const config = loadConfig({ DATA_DIR: 'memory://', TRUST_PROXY: 'true', INGEST_TOKEN: 'ablation' })
 const swap = new Set('swap' in variant ? variant.swap : [])
-// The ready lane (D45) answers before every per-request plugin; the rows that measure those
-// plugins turn it off, so that Fastify's path is what they measure.
-const lane = 'lane' in variant && variant.lane
 const app = await buildApp({
   config,
-  plugins: servicePlugins({ config }).map((p) => swap.has(p.name)
-    ? standIn(p.name)
-    : p.name === 'ready-lane' ? { ...p, options: { ...p.options, enabled: lane } } : p)
+  plugins: servicePlugins({ config }).map((p) => swap.has(p.name) ? standIn(p.name) : p)
 })
 const boundary = 'ablation-boundary'
 const upload = await app.inject({
@@ -70,15 +67,26 @@ if (!('bare' in variant)) {
 } else {
   const latest = await app.inject({ url: '/v1/prices/latest' })
   const body = latest.rawPayload
-  const type = String(latest.headers['content-type'])
+  // The service's headers but those the server or the two plugins write themselves.
+  const own = Object.entries(latest.headers)
+    .filter(([name]) => !/^(date|connection|keep-alive|content-length|access-control-|ratelimit-)/.test(name))
+    .map(([name, value]) => [name, String(value)] as const)
   await app.close()
-  if (variant.bare === 'fastify') {
-    const bare = Fastify()
-    bare.get('/v1/prices/latest', (_request, reply) => { void reply.header('content-type', type).send(body) })
+  if (variant.bare !== 'node:http') {
+    const bare = Fastify({ trustProxy: true })
+    if (variant.bare === 'floor') {
+      // D45 the design-card floor: the service's own CORS and limiter wrappers, same options and store.
+      await bare.register(corsPlugin, { origins: config.corsOrigins })
+      await bare.register(rateLimitPlugin, { store: new MemorySlidingWindowStore() })
+    }
+    bare.get('/v1/prices/latest', (_request, reply) => {
+      for (const [name, value] of own) void reply.header(name, value)
+      void reply.send(body)
+    })
     port = await listenFastify(bare)
   } else {
     const server = createServer((_request, response) => {
-      response.writeHead(200, { 'content-type': type, 'content-length': body.length })
+      response.writeHead(200, { ...Object.fromEntries(own), 'content-length': body.length })
       response.end(body)
     })
     server.keepAliveTimeout = 72_000 // Fastify's default

@@ -60,14 +60,16 @@ export type Storage = { databaseUrl: string } | { dataDir: string }
 /** The arguments of package.json's `start` after `node`, so the bench runs exactly that. */
 export function productionStartArgs (): string[] {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
-  const [command, ...args] = pkg.scripts.start.trim().split(/\s+/)
+  // `exec` makes npm's shell hand signals to node (D47); the bench spawns node itself.
+  const [command, ...args] = pkg.scripts.start.trim().replace(/^exec\s+/, '').split(/\s+/)
   if (command !== 'node') throw new Error(`package.json start is not a plain node command: ${pkg.scripts.start}`)
   return args
 }
 
 /** The production start (`npm start` without its build step) with the bench's environment. */
 export async function startService (name: string, storage: Storage, redisUrl?: string): Promise<Service> {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', INGEST_TOKEN, TRUST_PROXY: 'true' }
+  const env: NodeJS.ProcessEnv = { ...process.env, INGEST_TOKEN, TRUST_PROXY: 'true' }
+  delete env.LOG_LEVEL // D45 the default level a user gets
   delete env.DATABASE_URL
   delete env.DATA_DIR
   delete env.METRICS_TOKEN // the bench reads /metrics (heap, read-cache counters)

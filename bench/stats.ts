@@ -34,13 +34,16 @@ export interface TableRow {
   ratio: number | undefined
   /** ceiling CPU/request ÷ service CPU/request: 1 = the service costs the server no more than the ceiling. */
   cpuRatio?: number
+  /** HTTP rows: the design-card floor (bare Fastify + the same @fastify/cors and @fastify/rate-limit); targets apply to it. */
+  floor?: { rps: string, cpu: string, ratio: number, cpuRatio: number }
   /** undefined = informational. A `>=` target applies to both ratios. */
   target?: { op: '>=' | '<=', value: number }
   /** Set when the measurement itself is suspect (unexpected statuses, errors). */
   problem?: string
 }
 
-const HEADER = ['scenario', 'service req/s', 'service CPU/req', 'p99 ms', 'ceiling req/s', 'ceiling CPU/req', 'ratio req/s', 'ratio CPU/req', 'target', 'met?']
+const HEADER = ['scenario', 'service req/s', 'service CPU/req', 'p99 ms', 'floor req/s', 'floor CPU/req', 'vs floor req/s', 'vs floor CPU/req',
+  'ceiling req/s', 'ceiling CPU/req', 'vs ceiling req/s', 'vs ceiling CPU/req', 'target', 'met?']
 
 export function markdownTable (header: string[], rows: string[][]): string {
   const line = (cells: string[]): string => `| ${cells.join(' | ')} |`
@@ -53,13 +56,17 @@ export function resultsTable (rows: TableRow[]): string {
   return markdownTable(HEADER, rows.map((r) => {
     const target = r.target === undefined ? 'info' : `${r.target.op === '>=' ? '≥' : '≤'} ${r.target.value}`
     let met = r.target === undefined ? 'info' : 'n/a'
-    if (r.target !== undefined && r.ratio !== undefined) {
+    // A row with a floor is judged against it; the ceiling is then information.
+    const judged = r.floor ?? (r.ratio === undefined ? undefined : { ratio: r.ratio, cpuRatio: r.cpuRatio })
+    if (r.target !== undefined && judged !== undefined) {
       const { op, value } = r.target
       const ok = (x: number): string => (op === '>=' ? x >= value : x <= value) ? 'yes' : '**no**'
-      met = r.cpuRatio === undefined ? ok(r.ratio) : `req/s ${ok(r.ratio)}, CPU ${ok(r.cpuRatio)}`
+      met = judged.cpuRatio === undefined ? ok(judged.ratio) : `req/s ${ok(judged.ratio)}, CPU ${ok(judged.cpuRatio)}`
     }
     if (r.problem !== undefined) met += ` (⚠ ${r.problem})`
-    return [r.scenario, r.service, r.serviceCpu ?? '—', r.serviceP99, r.ceiling, r.ceilingCpu ?? '—', fixed(r.ratio), fixed(r.cpuRatio), target, met]
+    const f = r.floor
+    return [r.scenario, r.service, r.serviceCpu ?? '—', r.serviceP99, f?.rps ?? '—', f?.cpu ?? '—', fixed(f?.ratio), fixed(f?.cpuRatio),
+      r.ceiling, r.ceilingCpu ?? '—', fixed(r.ratio), fixed(r.cpuRatio), target, met]
   }))
 }
 

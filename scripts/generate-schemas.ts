@@ -75,16 +75,30 @@ export function generate (yamlText: string): string {
       const paramsSchema = pathParams.length > 0 ? `params: ${Pascal}Params, ` : ''
       const schema = `{ operationId: '${id}', ${paramsSchema}querystring: ${Pascal}Query, response: ${Pascal}Responses }`
       const url = path.replace(/\{(\w+)\}/g, ':$1')
-      operations.push(`  ${id}: { method: '${method.toUpperCase()}', url: '${url}', schema: ${schema} }`)
+      operations.push(`  ${id}: { method: '${method.toUpperCase()}', url: '${url}', schema: ${schema}, config: ${routePolicy(doc, op)} }`)
     }
   }
   out.push('/**')
-  out.push(' * Every operation of openapi.yaml by operationId: method, URL and schemas, ready to declare a')
+  out.push(' * Every operation of openapi.yaml by operationId: method, URL, schemas and route policy, ready to declare a')
   out.push(' * route with `app.route({ ...operations.listPrices, handler })`.')
   out.push(' */')
   out.push(`export const operations = {\n${operations.join(',\n')}\n} as const`)
   out.push('export type OperationId = keyof typeof operations', '')
   return out.join('\n')
+}
+
+/**
+ * The route policy the document already states: D17 a public Cache-Control on the success answer
+ * makes the route publicly cacheable; D22 a route that documents neither RateLimit-* headers nor
+ * a 429 is exempt from the limit.
+ */
+function routePolicy (doc: JsonSchema, op: JsonSchema): string {
+  const responses = Object.entries<JsonSchema>(op.responses ?? {}).map(([status, r]) => [status, deref(doc, r)] as const)
+  const success = responses.find(([status]) => status.startsWith('2'))?.[1]
+  const cacheControl = success?.headers?.['Cache-Control']
+  const publicCache = cacheControl !== undefined && String(deref(doc, cacheControl).schema?.const ?? '').startsWith('public')
+  const limited = responses.some(([status, r]) => status === '429' || r.headers?.['RateLimit-Limit'] !== undefined)
+  return `{ publicCache: ${publicCache}${limited ? '' : ', rateLimit: false'} }`
 }
 
 function deref (doc: JsonSchema, node: JsonSchema): JsonSchema {

@@ -2,27 +2,27 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRep
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import fp from 'fastify-plugin'
 import type { Config } from './config.js'
-import { clientErrorHandler } from './http/client-errors.js'
-import { lazyChildLoggerFactory } from './http/lazy-logger.js'
-import { timeoutServerOptions } from './http/timeouts.js'
+import { clientErrorHandler } from './http-server/client-errors.js'
+import { AccessLog } from './logging/access-log.js'
+import { lazyChildLoggerFactory } from './logging/lazy-logger.js'
+import { timeoutServerOptions } from './http-server/timeouts.js'
 import type { Database } from './db/client.js'
-import cacheInvalidation from './plugins/app/cache-invalidation.js'
-import cyclesRepository from './plugins/app/cycles-repository.js'
-import bodyIdleTimeout from './plugins/app/body-idle-timeout.js'
-import requestFraming from './plugins/app/request-framing.js'
-import database from './plugins/app/database.js'
-import earlyAnswer from './plugins/app/early-answer.js'
-import emptyQueryValues from './plugins/app/empty-query-values.js'
-import errors from './plugins/app/errors.js'
-import gracefulClose from './plugins/app/graceful-close.js'
-import httpCaching from './plugins/app/http-caching.js'
-import metrics from './plugins/app/metrics.js'
-import pricesRepository from './plugins/app/prices-repository.js'
-import readCache from './plugins/app/read-cache.js'
-import readyLane from './plugins/app/ready-lane.js'
-import cors from './plugins/app/cors.js'
-import rateLimit from './plugins/app/rate-limit.js'
-import type { SlidingWindowStore } from './ratelimit/sliding-window.js'
+import cacheInvalidation from './read-cache/invalidation.js'
+import cyclesRepository from './db/cycles-plugin.js'
+import bodyIdleTimeout from './http-server/body-idle-timeout.js'
+import requestFraming from './http-server/request-framing.js'
+import database from './db/database-plugin.js'
+import earlyAnswer from './http-server/early-answer-plugin.js'
+import emptyQueryValues from './errors/empty-query-values.js'
+import errors from './errors/index.js'
+import gracefulClose from './http-server/graceful-close.js'
+import httpCaching from './http-caching/index.js'
+import metrics from './metrics/index.js'
+import pricesRepository from './db/prices-plugin.js'
+import readCache from './read-cache/index.js'
+import cors from './cors/index.js'
+import rateLimit from './rate-limit/index.js'
+import type { SlidingWindowStore } from './rate-limit/sliding-window.js'
 import { PLUGIN_TIMEOUT_MS } from './startup-errors.js'
 import cyclesRoutes from './routes/cycles/index.js'
 import docsRoutes, { DOCS_PREFIX } from './routes/docs/index.js'
@@ -49,7 +49,9 @@ export function serverOptions (config: Config, logger?: FastifyServerOptions['lo
     // D23. A hop count is supported at run time (Fastify's docs) though its typings omit it.
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     requestIdHeader: 'x-request-id',
-    // Each request's pino child is made only when it logs (issue 12).
+    // D45 logging: one access line for failures and slow answers; a request's pino child is
+    // made only when it writes.
+    logController: new AccessLog(),
     childLoggerFactory: lazyChildLoggerFactory,
     return503OnClosing: false,
     // D33, D36: Fastify's default 10 s per plugin is shorter than PGlite's first start (initdb in
@@ -124,7 +126,6 @@ export function servicePlugins (options: AppOptions): ServicePlugin[] {
     { name: 'cycles-repository', plugin: cyclesRepository },
     { name: 'read-cache', plugin: readCache, options: { maxBytes: config.readCacheMaxBytes } },
     { name: 'cache-invalidation', plugin: cacheInvalidation },
-    { name: 'ready-lane', plugin: readyLane, options: { trustProxy: config.trustProxy } },
     { name: 'metrics-routes', plugin: metricsRoutes, options: { token: config.metricsToken } },
     { name: 'docs-routes', plugin: docsRoutes },
     { name: 'health-routes', plugin: healthRoutes },

@@ -24,7 +24,7 @@ const EnvSchema = Type.Object({
   DB_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 15000 }),
   READ_CACHE_MAX_BYTES: Type.Integer({ minimum: 0, default: 16 * 1024 * 1024 }),
   INGEST_WARN_SHARE: Type.Number({ exclusiveMinimum: 0, maximum: 10, default: 0.15 }),
-  // D32: connection timeouts (src/http/timeouts.ts says why each default)
+  // D32: connection timeouts (src/http-server/timeouts.ts says why each default)
   HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000 }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 120_000 }),
   BODY_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000 }),

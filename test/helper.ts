@@ -6,7 +6,7 @@ import { buildApp, type BuildAppOptions } from '../src/app.js'
 import { loadConfig, type Config } from '../src/config.js'
 import { migrateDatabase } from '../src/db/migrate.js'
 import { fuelPrices, type NewFuelPriceRow } from '../src/db/schema.js'
-import { MemorySlidingWindowStore } from '../src/ratelimit/memory-store.js'
+import { MemorySlidingWindowStore } from '../src/rate-limit/memory-store.js'
 import { openCountingDatabase, type CountingDatabase } from './support/counting-database.js'
 import { checkResponses } from './contract/openapi-validator.js'
 

@@ -265,22 +265,22 @@ export type GetOpenApiYamlQuery = Static<typeof GetOpenApiYamlQuery>
 export const GetOpenApiYamlResponses = {}
 
 /**
- * Every operation of openapi.yaml by operationId: method, URL and schemas, ready to declare a
+ * Every operation of openapi.yaml by operationId: method, URL, schemas and route policy, ready to declare a
  * route with `app.route({ ...operations.listPrices, handler })`.
  */
 export const operations = {
-  listPrices: { method: 'GET', url: '/v1/prices', schema: { operationId: 'listPrices', querystring: ListPricesQuery, response: ListPricesResponses } },
-  exportPricesCsv: { method: 'GET', url: '/v1/prices.csv', schema: { operationId: 'exportPricesCsv', querystring: ExportPricesCsvQuery, response: ExportPricesCsvResponses } },
-  getLatestPrices: { method: 'GET', url: '/v1/prices/latest', schema: { operationId: 'getLatestPrices', querystring: GetLatestPricesQuery, response: GetLatestPricesResponses } },
-  listPriceChanges: { method: 'GET', url: '/v1/prices/changes', schema: { operationId: 'listPriceChanges', querystring: ListPriceChangesQuery, response: ListPriceChangesResponses } },
-  listTowns: { method: 'GET', url: '/v1/towns', schema: { operationId: 'listTowns', querystring: ListTownsQuery, response: ListTownsResponses } },
-  listCycles: { method: 'GET', url: '/v1/cycles', schema: { operationId: 'listCycles', querystring: ListCyclesQuery, response: ListCyclesResponses } },
-  getCyclesFeed: { method: 'GET', url: '/v1/cycles/feed.atom', schema: { operationId: 'getCyclesFeed', querystring: GetCyclesFeedQuery, response: GetCyclesFeedResponses } },
-  getCycle: { method: 'GET', url: '/v1/cycles/:valid_from', schema: { operationId: 'getCycle', params: GetCycleParams, querystring: GetCycleQuery, response: GetCycleResponses } },
-  getHealth: { method: 'GET', url: '/v1/health', schema: { operationId: 'getHealth', querystring: GetHealthQuery, response: GetHealthResponses } },
-  ingestCsv: { method: 'POST', url: '/v1/ingest/csv', schema: { operationId: 'ingestCsv', querystring: IngestCsvQuery, response: IngestCsvResponses } },
-  dryRunIngestCsv: { method: 'POST', url: '/v1/ingest/csv/dry-run', schema: { operationId: 'dryRunIngestCsv', querystring: DryRunIngestCsvQuery, response: DryRunIngestCsvResponses } },
-  getOpenApiJson: { method: 'GET', url: '/v1/openapi.json', schema: { operationId: 'getOpenApiJson', querystring: GetOpenApiJsonQuery, response: GetOpenApiJsonResponses } },
-  getOpenApiYaml: { method: 'GET', url: '/v1/openapi.yaml', schema: { operationId: 'getOpenApiYaml', querystring: GetOpenApiYamlQuery, response: GetOpenApiYamlResponses } }
+  listPrices: { method: 'GET', url: '/v1/prices', schema: { operationId: 'listPrices', querystring: ListPricesQuery, response: ListPricesResponses }, config: { publicCache: true } },
+  exportPricesCsv: { method: 'GET', url: '/v1/prices.csv', schema: { operationId: 'exportPricesCsv', querystring: ExportPricesCsvQuery, response: ExportPricesCsvResponses }, config: { publicCache: true } },
+  getLatestPrices: { method: 'GET', url: '/v1/prices/latest', schema: { operationId: 'getLatestPrices', querystring: GetLatestPricesQuery, response: GetLatestPricesResponses }, config: { publicCache: true } },
+  listPriceChanges: { method: 'GET', url: '/v1/prices/changes', schema: { operationId: 'listPriceChanges', querystring: ListPriceChangesQuery, response: ListPriceChangesResponses }, config: { publicCache: true } },
+  listTowns: { method: 'GET', url: '/v1/towns', schema: { operationId: 'listTowns', querystring: ListTownsQuery, response: ListTownsResponses }, config: { publicCache: true } },
+  listCycles: { method: 'GET', url: '/v1/cycles', schema: { operationId: 'listCycles', querystring: ListCyclesQuery, response: ListCyclesResponses }, config: { publicCache: true } },
+  getCyclesFeed: { method: 'GET', url: '/v1/cycles/feed.atom', schema: { operationId: 'getCyclesFeed', querystring: GetCyclesFeedQuery, response: GetCyclesFeedResponses }, config: { publicCache: true } },
+  getCycle: { method: 'GET', url: '/v1/cycles/:valid_from', schema: { operationId: 'getCycle', params: GetCycleParams, querystring: GetCycleQuery, response: GetCycleResponses }, config: { publicCache: true } },
+  getHealth: { method: 'GET', url: '/v1/health', schema: { operationId: 'getHealth', querystring: GetHealthQuery, response: GetHealthResponses }, config: { publicCache: false, rateLimit: false } },
+  ingestCsv: { method: 'POST', url: '/v1/ingest/csv', schema: { operationId: 'ingestCsv', querystring: IngestCsvQuery, response: IngestCsvResponses }, config: { publicCache: true } },
+  dryRunIngestCsv: { method: 'POST', url: '/v1/ingest/csv/dry-run', schema: { operationId: 'dryRunIngestCsv', querystring: DryRunIngestCsvQuery, response: DryRunIngestCsvResponses }, config: { publicCache: false } },
+  getOpenApiJson: { method: 'GET', url: '/v1/openapi.json', schema: { operationId: 'getOpenApiJson', querystring: GetOpenApiJsonQuery, response: GetOpenApiJsonResponses }, config: { publicCache: false, rateLimit: false } },
+  getOpenApiYaml: { method: 'GET', url: '/v1/openapi.yaml', schema: { operationId: 'getOpenApiYaml', querystring: GetOpenApiYamlQuery, response: GetOpenApiYamlResponses }, config: { publicCache: false, rateLimit: false } }
 } as const
 export type OperationId = keyof typeof operations

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { MemorySlidingWindowStore } from '../../src/ratelimit/memory-store.js'
+import { MemorySlidingWindowStore } from '../../src/rate-limit/memory-store.js'
 import { build, insertPrices, resetData } from '../helper.js'
 import { needs } from '../services.js'
 import { dumpDom } from './chromium.js'

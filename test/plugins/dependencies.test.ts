@@ -3,9 +3,9 @@ import fp from 'fastify-plugin'
 import t from 'tap'
 import { buildApp, servicePlugins, type ServicePlugin } from '../../src/app.js'
 import { testConfig } from '../helper.js'
-import readCache from '../../src/plugins/app/read-cache.js'
-import pricesRepository from '../../src/plugins/app/prices-repository.js'
-import errors from '../../src/plugins/app/errors.js'
+import readCache from '../../src/read-cache/index.js'
+import pricesRepository from '../../src/db/prices-plugin.js'
+import errors from '../../src/errors/index.js'
 import pricesRoutes from '../../src/routes/prices/index.js'
 
 // The registration order is kept by declared dependencies, not comments: registering a plugin
@@ -35,7 +35,7 @@ t.test('servicePlugins lists every plugin under its own fastify-plugin name, eac
   t.strictSame(plugins.map((p) => p.name), [
     'http-caching', 'metrics', 'cors', 'rate-limit', 'empty-query-values', 'graceful-close', 'early-answer',
     'body-idle-timeout', 'request-framing', 'errors', 'database', 'prices-repository', 'cycles-repository', 'read-cache',
-    'cache-invalidation', 'ready-lane', 'metrics-routes', 'docs-routes', 'health-routes', 'prices-routes', 'towns-routes',
+    'cache-invalidation', 'metrics-routes', 'docs-routes', 'health-routes', 'prices-routes', 'towns-routes',
     'cycles-routes', 'ingest-routes'
   ])
 })

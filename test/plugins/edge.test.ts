@@ -3,13 +3,14 @@ import { once } from 'node:events'
 import { randomBytes } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
-import corsPlugin from '../../src/plugins/app/cors.js'
-import rateLimitPlugin from '../../src/plugins/app/rate-limit.js'
+import corsPlugin from '../../src/cors/index.js'
+import rateLimitPlugin from '../../src/rate-limit/index.js'
 import { DEFAULT_CORS_ORIGINS } from '../../src/config.js'
-import { MemorySlidingWindowStore } from '../../src/ratelimit/memory-store.js'
-import { RedisSlidingWindowStore } from '../../src/ratelimit/redis-store.js'
-import type { SlidingWindowStore } from '../../src/ratelimit/sliding-window.js'
-import { createRedisClient } from '../../src/ratelimit/redis-client.js'
+import { operations } from '../../src/generated/openapi.js'
+import { MemorySlidingWindowStore } from '../../src/rate-limit/memory-store.js'
+import { RedisSlidingWindowStore } from '../../src/rate-limit/redis-store.js'
+import type { SlidingWindowStore } from '../../src/rate-limit/sliding-window.js'
+import { createRedisClient } from '../../src/rate-limit/redis-client.js'
 import { TEST_REDIS_URL, needs } from '../services.js'
 
 const T0 = 1_700_000_000_000
@@ -48,7 +49,7 @@ async function startApp (t: Test, options: {
   }
   app.get('/v1/prices', async () => [])
   app.post('/v1/ingest/csv', async (_request, reply) => reply.code(201).send({ status: 'success' }))
-  app.get('/v1/health', async () => ({ status: 'healthy' }))
+  app.get('/v1/health', { config: operations.getHealth.config }, async () => ({ status: 'healthy' }))
   // The recipe for counting requests that match no route (which have no route hooks).
   app.setNotFoundHandler({ preHandler: app.rateLimit() }, async (_request, reply) => reply.code(404).send({ detail: 'Not Found' }))
   await app.listen({ host: '127.0.0.1', port: 0 })

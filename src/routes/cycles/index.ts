@@ -3,8 +3,8 @@ import fp from 'fastify-plugin'
 import { HttpError } from '../../domain/errors.js'
 import { ATOM_CONTENT_TYPE, atomFeed } from '../../export/atom.js'
 import { operations } from '../../generated/openapi.js'
-import { sendReady } from '../../http/body.js'
-import { finiteIntegers } from '../../http/validation.js'
+import { sendReady } from '../../http-caching/ready-body.js'
+import { finiteIntegers } from '../../errors/validation.js'
 
 /** D41: the feed holds the newest two years of cycles. */
 const FEED_ENTRIES = 24
@@ -14,43 +14,32 @@ export const cycleNotFound = (validFrom: string): HttpError => new HttpError(404
 
 /** The cycles (D41): statistics per cycle, one cycle, and an Atom feed; all from the read cache. */
 const cycles: FastifyPluginAsyncTypebox = async (app) => {
-  // D45: the ready lane repeats what these routes answered from the read cache.
-  const listLane = app.readyLane.route(operations.listCycles.url)
-  const feedLane = app.readyLane.route(operations.getCyclesFeed.url, { contentType: ATOM_CONTENT_TYPE })
-  const cycleLane = app.readyLane.route(operations.getCycle.url)
-
   app.route({
     ...operations.listCycles,
-    config: { publicCache: true },
     preHandler: finiteIntegers('limit', 'offset'),
     handler: async (request, reply) => {
       const { limit, offset } = request.query
       const key = `cycles:${limit}:${offset}`
       const body = await app.readCache.body(key, async () => await app.cycles.listCycles(limit, offset))
-      app.readyLane.learnBody(request, listLane, key)
       return await sendReady(request, reply, body)
     }
   })
 
   app.route({
     ...operations.getCyclesFeed,
-    config: { publicCache: true },
     handler: async (request, reply) => {
       const body = await app.readCache.body('cycles:feed', async () => atomFeed(await app.cycles.recentCycles(FEED_ENTRIES)))
-      app.readyLane.learnBody(request, feedLane, 'cycles:feed')
       return await sendReady(request, reply, body, ATOM_CONTENT_TYPE)
     }
   })
 
   app.route({
     ...operations.getCycle,
-    config: { publicCache: true },
     handler: async (request, reply) => {
       const validFrom = request.params.valid_from
       // A miss for an unknown day throws, so nothing is kept for it.
       const key = `cycle:${validFrom}`
       const body = await app.readCache.body(key, async () => await app.cycles.getCycle(validFrom) ?? Promise.reject(cycleNotFound(validFrom)))
-      app.readyLane.learnBody(request, cycleLane, key)
       return await sendReady(request, reply, body)
     }
   })
@@ -58,6 +47,6 @@ const cycles: FastifyPluginAsyncTypebox = async (app) => {
 
 export default fp(cycles, {
   name: 'cycles-routes',
-  dependencies: ['cycles-repository', 'read-cache', 'ready-lane', 'rate-limit', 'http-caching', 'metrics', 'errors'],
+  dependencies: ['cycles-repository', 'read-cache', 'rate-limit', 'http-caching', 'metrics', 'errors'],
   encapsulate: true
 })

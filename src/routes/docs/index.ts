@@ -32,12 +32,10 @@ const docs: FastifyPluginAsyncTypebox = async (app) => {
 
   app.route({
     ...operations.getOpenApiJson,
-    config: { rateLimit: false },
     handler: async (_request, reply) => await reply.type('application/json; charset=utf-8').send(json as never)
   })
   app.route({
     ...operations.getOpenApiYaml,
-    config: { rateLimit: false },
     handler: async (_request, reply) => await reply.type('application/yaml; charset=utf-8').send(yamlText)
   })
 

@@ -12,7 +12,6 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
   // connectivity check (D25) and tells probes whether today's cycle is loaded (D42).
   app.route({
     ...operations.getHealth,
-    config: { rateLimit: false },
     handler: async (request) => {
       let timer: NodeJS.Timeout | undefined
       let freshness: { latest: string | null, current: boolean }

@@ -4,8 +4,8 @@ import fp from 'fastify-plugin'
 import type { Config } from '../../config.js'
 import type { IngestOutcome } from '../../db/ingest.js'
 import { operations, type DryRunResponse } from '../../generated/openapi.js'
-import { bearerAuth } from '../../http/bearer-auth.js'
-import { continueIfExpected } from '../../plugins/app/request-framing.js'
+import { bearerAuth } from '../../auth/bearer-auth.js'
+import { continueIfExpected } from '../../http-server/request-framing.js'
 import { acceptUploads, readCsvUpload } from '../../http/multipart-upload.js'
 import { plausibleCycles } from '../../domain/cycle.js'
 import { cycleCsvBatches, decodeCsv, parseCycleCsv } from '../../ingest/csv.js'
@@ -79,7 +79,6 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
 
   app.route({
     ...operations.ingestCsv,
-    config: { publicCache: true }, // D17: the 201 is cacheable like the read routes
     handler: async (request, reply) => {
       if (request.query.dry_run) {
         // D43: the deprecated spelling of the dry run answers as its successor does, and says so.

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { Registry } from 'prom-client'
-import { bearerAuth } from '../../http/bearer-auth.js'
-import { defaultMetricsRegistry } from '../../plugins/app/metrics.js'
+import { bearerAuth } from '../../auth/bearer-auth.js'
+import { defaultMetricsRegistry } from '../../metrics/index.js'
 
 interface MetricsRoutesOptions {
   /** METRICS_TOKEN: when set, `/metrics` wants `Authorization: Bearer <token>`. */

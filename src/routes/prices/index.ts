@@ -5,11 +5,11 @@ import fp from 'fastify-plugin'
 import { townFilter } from '../../domain/town.js'
 import { CSV_CONTENT_TYPE, csvDocument } from '../../export/csv.js'
 import { operations } from '../../generated/openapi.js'
-import { prefersCsv } from '../../http/accept.js'
-import { finiteIntegers } from '../../http/validation.js'
-import { sendHeldOr, sendReady, type ReadyBody } from '../../http/body.js'
-import { addVary } from '../../http/vary.js'
-import type { LatestSnapshot } from '../../cache/read-cache.js'
+import { prefersCsv } from '../../export/negotiation.js'
+import { finiteIntegers } from '../../errors/validation.js'
+import { sendHeldOr, sendReady, type ReadyBody } from '../../http-caching/ready-body.js'
+import { addVary } from '../../http-caching/vary.js'
+import type { LatestSnapshot } from '../../read-cache/read-cache.js'
 import { cycleNotFound } from '../cycles/index.js'
 
 const CSV_CONTENT_DISPOSITION = 'attachment; filename="fuel-prices.csv"'
@@ -39,15 +39,9 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
   const pageNumbers = finiteIntegers('limit', 'offset')
   app.route({
     ...operations.exportPricesCsv,
-    config: { publicCache: true },
     preHandler: pageNumbers,
     handler: async (request, reply) => await exportCsv(reply, request.query)
   })
-
-  // D45: the ready lane repeats what these routes answered from the read cache.
-  const pagesLane = app.readyLane.route(operations.listPrices.url, { negotiatesCsv: true })
-  const changesLane = app.readyLane.route(operations.listPriceChanges.url)
-  const latestLane = app.readyLane.route(operations.getLatestPrices.url)
 
   // The contract's default `limit` (100) is for pages; the export answered on this path for
   // older clients (D43) has none. Whether the client gave one is seen here, before validation
@@ -56,7 +50,6 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
 
   app.route({
     ...operations.listPrices,
-    config: { publicCache: true },
     preHandler: pageNumbers,
     preValidation: (request, _reply, done) => {
       if ((request.query as Record<string, unknown>).limit !== undefined) limitGiven.add(request)
@@ -80,17 +73,13 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
       // JSON text made by PostgreSQL, kept as ready bytes until the next ingest.
       await sendHeldOr(app.readCache.heldBody(key),
         async () => await app.readCache.body(key, async () => await app.prices.listPrices({ ...filter, limit: q.limit })),
-        (body) => {
-          app.readyLane.learnBody(request, pagesLane, key)
-          return sendReady(request, reply, body)
-        })
+        (body) => sendReady(request, reply, body))
     }
   })
 
   // D41: each town's prices beside the cycle before, for the latest cycle or the one given.
   app.route({
     ...operations.listPriceChanges,
-    config: { publicCache: true },
     handler: (request, reply) => {
       const { valid_from: validFrom } = request.query
       const town = townFilter(request.query.town)
@@ -98,33 +87,24 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
       return sendHeldOr(app.readCache.heldBody(key),
         async () => await app.readCache.body(key, async () =>
           await app.cycles.changes(validFrom, town) ?? Promise.reject(cycleNotFound(validFrom as string))),
-        (body) => {
-          app.readyLane.learnBody(request, changesLane, key)
-          return sendReady(request, reply, body)
-        })
+        (body) => sendReady(request, reply, body))
     }
   })
 
   // Spec 4.2 rule 6: ready bytes from memory after the first read.
   app.route({
     ...operations.getLatestPrices,
-    config: { publicCache: true },
     handler: (request, reply) => {
       const town = townFilter(request.query.town)
       const pick = (snapshot: LatestSnapshot): ReadyBody => town === undefined ? snapshot.all : snapshot.forTown(town)
-      return sendHeldOr(app.readCache.heldLatest(), async () => await app.readCache.latest(), (snapshot) => {
-        app.readyLane.learn(request, latestLane, () => {
-          const held = app.readCache.heldLatest()
-          return held === undefined ? undefined : pick(held)
-        })
-        return sendReady(request, reply, pick(snapshot))
-      })
+      return sendHeldOr(app.readCache.heldLatest(), async () => await app.readCache.latest(),
+        (snapshot) => sendReady(request, reply, pick(snapshot)))
     }
   })
 }
 
 export default fp(prices, {
   name: 'prices-routes',
-  dependencies: ['prices-repository', 'cycles-repository', 'read-cache', 'ready-lane', 'rate-limit', 'http-caching', 'metrics', 'errors'],
+  dependencies: ['prices-repository', 'cycles-repository', 'read-cache', 'rate-limit', 'http-caching', 'metrics', 'errors'],
   encapsulate: true
 })

@@ -1,26 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import fp from 'fastify-plugin'
 import { operations } from '../../generated/openapi.js'
-import { sendHeldOr, sendReady } from '../../http/body.js'
+import { sendHeldOr, sendReady } from '../../http-caching/ready-body.js'
 
 const towns: FastifyPluginAsyncTypebox = async (app) => {
   // D3 order. Spec 4.3 rule 2 (the list reflects the database at request time) holds: the list
   // changes only on ingest, which clears the read cache on every replica (D26).
-  const lane = app.readyLane.route(operations.listTowns.url)
   app.route({
     ...operations.listTowns,
-    config: { publicCache: true },
     handler: (request, reply) => sendHeldOr(app.readCache.heldBody('towns'),
       async () => await app.readCache.body('towns', async () => JSON.stringify(await app.prices.listTowns())),
-      (body) => {
-        app.readyLane.learnBody(request, lane, 'towns')
-        return sendReady(request, reply, body)
-      })
+      (body) => sendReady(request, reply, body))
   })
 }
 
 export default fp(towns, {
   name: 'towns-routes',
-  dependencies: ['prices-repository', 'read-cache', 'ready-lane', 'rate-limit', 'http-caching', 'metrics', 'errors'],
+  dependencies: ['prices-repository', 'read-cache', 'rate-limit', 'http-caching', 'metrics', 'errors'],
   encapsulate: true
 })

@@ -1,0 +1,47 @@
+import { STATUS_CODES } from 'node:http'
+import type { FastifyError, FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { HttpError } from '../domain/errors.js'
+import { toValidationItems } from './validation.js'
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const
+
+/**
+ * D19: one error envelope for everything, the framework's own errors included. 4xx messages are
+ * exact and useful; a 5xx never carries a stack trace or SQL text.
+ */
+async function errors (app: FastifyInstance): Promise<void> {
+  app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
+    if (error instanceof HttpError) {
+      void reply.headers(error.headers).code(error.statusCode).send({ detail: error.detail })
+      return
+    }
+    if (error.validation !== undefined) {
+      // D20: FastAPI/pydantic-v1 shaped 422, every failing parameter listed.
+      void reply.code(422).send({ detail: toValidationItems(error.validation, error.validationContext ?? 'querystring') })
+      return
+    }
+    const status = error.statusCode ?? 500
+    if (status >= 400 && status < 500) {
+      void reply.code(status).send({ detail: error.message !== '' ? error.message : STATUS_CODES[status] })
+      return
+    }
+    request.log.error({ err: error }, 'request failed')
+    void reply.code(500).send({ detail: 'Internal Server Error' })
+  })
+
+  // Spec 8: every path but health is rate limited, unknown ones included (the limiter hooks only
+  // declared routes, so the not-found handler takes its hook explicitly).
+  app.setNotFoundHandler({ preHandler: app.rateLimit() }, (request, reply) => {
+    // D19: a known path with another method is 405 with Allow, not 404.
+    const url = request.url.split('?')[0] as string
+    const allowed = METHODS.filter((method) => app.hasRoute({ url, method }))
+    if (allowed.length > 0) {
+      void reply.code(405).header('allow', allowed.join(', ')).send({ detail: 'Method Not Allowed' })
+      return
+    }
+    void reply.code(404).send({ detail: 'Not Found' })
+  })
+}
+
+export default fp(errors, { name: 'errors', dependencies: ['rate-limit'] })

@@ -1,0 +1,71 @@
+import type { FastifyInstance, onSendHookHandler } from 'fastify'
+import fp from 'fastify-plugin'
+import { etagMatches, etagOf } from './ready-body.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** D17: this route's 2xx/304 answers may be kept by browsers and CDNs. */
+    publicCache?: boolean
+  }
+}
+
+export const PUBLIC_CACHE_CONTROL = 'public, max-age=86400, s-maxage=604800'
+
+/**
+ * D17: `public, max-age=86400, s-maxage=604800` on the 2xx/304 of the public read routes and the
+ * ingest 201; everything else — health, errors (a CDN keeping a 429 or 500 for a week breaks
+ * clients) — `no-store`.
+ * D18: a GET body gets a strong ETag (unless its route set one) and a matching If-None-Match
+ * turns the answer into a 304 without a body.
+ *
+ * Which routes are public comes from the contract (`operations[...].config.publicCache`) and is
+ * decided once per route as it is declared (onRoute), not per request. Requests that match no
+ * route get `no-store` from an app-level hook.
+ */
+async function httpCaching (app: FastifyInstance): Promise<void> {
+  /** A route's answer that is not publicly cacheable, or any error: no-store unless it set its own. */
+  const privateAnswer: onSendHookHandler = (_request, reply, payload, done) => {
+    if (reply.statusCode >= 400 || !reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
+    done(null, payload)
+  }
+
+  const publicAnswer: onSendHookHandler = (request, reply, payload, done) => {
+    const status = reply.statusCode
+    if (status >= 400) {
+      void reply.header('cache-control', 'no-store')
+      done(null, payload)
+      return
+    }
+    // A route may set its own on a success (ingest's dry run: no-store).
+    if (!reply.hasHeader('cache-control')) void reply.header('cache-control', PUBLIC_CACHE_CONTROL)
+    if (status !== 200 || (request.method !== 'GET' && request.method !== 'HEAD')) {
+      done(null, payload)
+      return
+    }
+    // A cached answer came with its tag and already answered If-None-Match (sendReady).
+    if (reply.hasHeader('etag') || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
+      done(null, payload)
+      return
+    }
+    const etag = etagOf(payload)
+    void reply.header('etag', etag)
+    if (etagMatches(request.headers['if-none-match'], etag)) {
+      void reply.code(304).removeHeader('content-length').removeHeader('content-type')
+      done(null, null)
+      return
+    }
+    done(null, payload)
+  }
+
+  app.addHook('onRoute', (route) => {
+    const hook = route.config?.publicCache === true ? publicAnswer : privateAnswer
+    // A new array: the implied HEAD route is declared from a copy of these options.
+    const own = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend]
+    route.onSend = [...own, hook]
+  })
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (request.is404) privateAnswer.call(app, request, reply, payload, done)
+    else done(null, payload)
+  })
+}
+export default fp(httpCaching, { name: 'http-caching' })

@@ -1,0 +1,67 @@
+import t from 'tap'
+import { ReadCache } from '../../src/read-cache/read-cache.js'
+import type { FuelPrice } from '../../src/generated/openapi.js'
+
+const cache = (maxBytes: number, loadLatest = async (): Promise<FuelPrice[]> => []): ReadCache => new ReadCache({ loadLatest, maxBytes })
+const json = (n: number): string => JSON.stringify('x'.repeat(n - 2)) // n bytes of JSON
+
+t.test('bodies are kept least-recently-used first within maxBytes (key length counted)', async (t) => {
+  const c = cache(300)
+  const loads: string[] = []
+  const get = async (key: string): Promise<void> => { await c.body(key, async () => { loads.push(key); return json(99) }) }
+  await get('a') // 100 bytes with its key
+  await get('b')
+  await get('c')
+  t.equal(c.bytes, 300)
+  await get('a') // a is now the most recently used
+  await get('d') // over budget: b, the least recently used, goes
+  t.equal(c.bytes, 300)
+  await get('c')
+  await get('a')
+  await get('b') // reloaded
+  t.strictSame(loads, ['a', 'b', 'c', 'd', 'b'])
+  t.equal(c.bodyHits, 3)
+  t.equal(c.bodyMisses, 5)
+})
+
+t.test('a body larger than the whole budget is served but not kept', async (t) => {
+  const c = cache(50)
+  const body = await c.body('big', async () => json(100))
+  t.equal(body.json.length, 100)
+  t.equal(c.bytes, 0)
+  await c.body('big', async () => json(100))
+  t.equal(c.bodyMisses, 2)
+})
+
+t.test('concurrent misses share one load; a load that started before clear() is not kept', async (t) => {
+  const c = cache(1000)
+  let release: (json: string) => void = () => {}
+  let loads = 0
+  const load = async (): Promise<string> => { loads++; return await new Promise<string>((resolve) => { release = resolve }) }
+  const first = c.body('k', load)
+  const second = c.body('k', load)
+  t.equal(loads, 1, 'one load for two requests')
+  c.clear() // an ingest committed while the load was in flight
+  release('"stale"')
+  t.equal((await first).json.toString(), '"stale"')
+  t.equal((await second).json.toString(), '"stale"')
+  t.equal(c.bytes, 0, 'the stale result was not stored')
+  const fresh = await c.body('k', async () => '"fresh"')
+  t.equal(fresh.json.toString(), '"fresh"')
+})
+
+t.test('the latest cycle is pinned: no amount of other bodies evicts it, clear() drops it', async (t) => {
+  let loads = 0
+  const c = cache(200, async () => { loads++; return [{ id: 1, town: 'Nairobi', super_petrol: 180.5, diesel: 170, kerosene: 150.25, valid_from: '2026-10-15', valid_to: '2026-11-14' }] })
+  await c.latest()
+  for (let i = 0; i < 20; i++) await c.body(`k${i}`, async () => json(90))
+  const snapshot = await c.latest()
+  t.equal(loads, 1)
+  // Asked by the canonical name, as the route's townFilter gives it (D48).
+  t.equal(snapshot.forTown('Nairobi').json.toString(), '[{"id":1,"town":"Nairobi","super_petrol":180.5,"diesel":170,"kerosene":150.25,"valid_from":"2026-10-15","valid_to":"2026-11-14"}]')
+  t.equal(snapshot.forTown('Nowhere').json.toString(), '[]')
+  c.clear()
+  t.equal(c.filled, false)
+  await c.latest()
+  t.equal(loads, 2)
+})
