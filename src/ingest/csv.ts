@@ -96,33 +96,38 @@ export function mapHeader (cells: readonly string[]): ColumnMap {
 }
 
 /** D7: the format a date cell is written in, judged by its shape; neither shape is an error. */
-export function detectDateFormat (raw: string): DateFormat {
+export function detectDateFormat (raw: string, line?: number): DateFormat {
   const cell = raw.trim()
   if (DMY.test(cell)) return 'DD-MM-YYYY'
   if (YMD.test(cell)) return 'YYYY-MM-DD'
-  throw new IngestRejected(`Invalid date format: ${echoCell(raw)}`)
+  throw new IngestRejected(`Invalid date format: ${echoCell(raw)}${onLine(line)}`)
 }
 
 /** D7: a date cell in the file's format → YYYY-MM-DD. The other format, or a date that does not
  * exist (31-02-2026), is rejected with the raw cell exactly as in the file. */
-export function parseDateCell (raw: string, format: DateFormat): string {
+export function parseDateCell (raw: string, format: DateFormat, line?: number): string {
   const dayFirst = format === 'DD-MM-YYYY'
   const m = (dayFirst ? DMY : YMD).exec(raw.trim())
   const year = Number(m?.[dayFirst ? 3 : 1])
   const month = Number(m?.[2])
   const day = Number(m?.[dayFirst ? 1 : 3])
   if (m === null || !isCalendarDate(year, month, day)) {
-    throw new IngestRejected(`Invalid date format: ${echoCell(raw)}`)
+    throw new IngestRejected(`Invalid date format: ${echoCell(raw)}${onLine(line)}`)
   }
   return isoDate(year, month, day)
 }
 
+/** D51: a cell fault's message, worded as spec 4.5 / D5 / D7 fix it, then the row's line. */
+function onLine (line: number | undefined): string {
+  return line === undefined ? '' : ` on line ${line}`
+}
+
 /** D5: a price cell → canonical two-decimal string, by string arithmetic only (no float, so
  * nothing is rounded). Must be > 0 and fit numeric(6,2), i.e. at most 9999.99. */
-export function parsePriceCell (raw: string): string {
+export function parsePriceCell (raw: string, line?: number): string {
   if (isCanonicalPrice(raw)) return raw // the common cell, already as stored: no regex, no copy
   const m = PRICE.exec(raw.trim())
-  if (m === null) throw new IngestRejected(`Invalid price value: ${echoCell(raw)}`)
+  if (m === null) throw new IngestRejected(`Invalid price value: ${echoCell(raw)}${onLine(line)}`)
   const digits = m[2] as string
   let start = 0
   while (start < digits.length - 1 && digits[start] === '0') start++
@@ -130,7 +135,7 @@ export function parsePriceCell (raw: string): string {
   const cents = (m[3] ?? '').padEnd(2, '0')
   // A minus sign means <= 0; more than four whole digits means >= 10000.
   if (m[1] === '-' || whole.length > 4 || (whole === '0' && cents === '00')) {
-    throw new IngestRejected(`Price out of range: ${echoCell(raw)}`)
+    throw new IngestRejected(`Price out of range: ${echoCell(raw)}${onLine(line)}`)
   }
   return `${whole}.${cents}`
 }
@@ -271,7 +276,7 @@ function rowReader (columns: ColumnMap, window: CycleWindow | undefined): (cells
       const kind = orderedKind[i]
       const slot = orderedSlot[i] as number
       if (kind === 'price') {
-        values[slot] = parsePriceCell(cell)
+        values[slot] = parsePriceCell(cell, line)
       } else if (kind === 'town') {
         let town = towns.get(cell)
         if (town === undefined) {
@@ -287,8 +292,8 @@ function rowReader (columns: ColumnMap, window: CycleWindow | undefined): (cells
       } else {
         let date = dates.get(cell)
         if (date === undefined) {
-          format ??= detectDateFormat(cell) // D7: the first date cell fixes the format
-          dates.set(cell, date = parseDateCell(cell, format))
+          format ??= detectDateFormat(cell, line) // D7: the first date cell fixes the format
+          dates.set(cell, date = parseDateCell(cell, format, line))
         }
         values[slot] = lastDate[slot] = date
         lastDateCell[slot] = cell

@@ -90,7 +90,7 @@ t.test('[D46] any cut into pieces gives the rows and the first error of the whol
     false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false
   ])
   t.strictSame(outcome(() => parseCycleCsv(corpus[5]?.[1] as string)), { rows: parseCycleCsv(good.join('\n')).map((r) => ({ ...r, line: r.line + 2 })) })
-  t.strictSame(outcome(() => parseCycleCsv(corpus[24]?.[1] as string)), { error: 'Invalid price value: abc' })
+  t.strictSame(outcome(() => parseCycleCsv(corpus[24]?.[1] as string)), { error: 'Invalid price value: abc on line 4' })
 })
 
 t.test('[D46] pieces are cut at line breaks and yielded as they are read', async (t) => {

@@ -103,7 +103,7 @@ t.test('[D6] a quoted field spanning lines: rows are numbered by the line they s
     '15-01-2026,14-02-2026,Mombasa,"a\r\nb",177.30,167.00,157.05',
     '15-01-2026,14-02-2026,Kisumu,,bad,170.00,160.25'
   )
-  t.strictSame(rejection(() => parseCycleCsv(text)), rejected('Invalid price value: bad'))
+  t.strictSame(rejection(() => parseCycleCsv(text)), rejected('Invalid price value: bad on line 7'), 'the physical line, after quoted line breaks')
   const good = text.replace('Kisumu,,bad', 'Kisumu,,182.00')
   t.strictSame(parseCycleCsv(good).map((r) => [r.line, r.town]), [[2, 'Nairobi'], [5, 'Mombasa'], [7, 'Kisumu']])
   const withError = good.replace('Kisumu', '')
@@ -157,7 +157,7 @@ t.test('[spec 4.5] header names are matched leniently, in any column order', asy
 t.test('[D48] a refused cell is echoed up to 100 characters', async (t) => {
   const huge = '9'.repeat(9 * 1024 * 1024)
   t.strictSame(rejection(() => parseCycleCsv(csv(HEADER, `15-01-2026,14-02-2026,Nairobi,${huge},1,1`))),
-    rejected(`Price out of range: ${'9'.repeat(100)}… (${huge.length} characters)`))
+    rejected(`Price out of range: ${'9'.repeat(100)}… (${huge.length} characters) on line 2`))
   t.strictSame(rejection(() => parseCycleCsv(csv(HEADER, `15-01-2026,14-02-2026,N${'\u{1F600}'.repeat(60)},1,1,1`))),
     rejected(`Invalid town name on line 2: N${'\u{1F600}'.repeat(49)}… (121 characters)`), 'never half a surrogate pair')
 })
@@ -240,15 +240,15 @@ t.test('[D5] a price that is not > 0 or above 9999.99 is out of range', async (t
 
 t.test('[D5] price errors in a file name the raw cell', async (t) => {
   const file = (cells: string) => csv(HEADER, `15-01-2026,14-02-2026,Nairobi,${cells}`)
-  t.strictSame(rejection(() => parseCycleCsv(file('"180,50",170.00,160.25'))), rejected('Invalid price value: 180,50'))
-  t.strictSame(rejection(() => parseCycleCsv(file('180.50,"1,234.50",160.25'))), rejected('Invalid price value: 1,234.50'))
-  t.strictSame(rejection(() => parseCycleCsv(file('180.50,170.00,180.505'))), rejected('Invalid price value: 180.505'))
-  t.strictSame(rejection(() => parseCycleCsv(file('180.50,abc,160.25'))), rejected('Invalid price value: abc'))
-  t.strictSame(rejection(() => parseCycleCsv(file(',170.00,160.25'))), rejected('Invalid price value: '), 'empty cell')
-  t.strictSame(rejection(() => parseCycleCsv(file('180.50,170.00, 1o0 '))), rejected('Invalid price value:  1o0 '))
-  t.strictSame(rejection(() => parseCycleCsv(file('-1,170.00,160.25'))), rejected('Price out of range: -1'))
-  t.strictSame(rejection(() => parseCycleCsv(file('180.50,0,160.25'))), rejected('Price out of range: 0'))
-  t.strictSame(rejection(() => parseCycleCsv(file('180.50,170.00,10000.00'))), rejected('Price out of range: 10000.00'))
+  t.strictSame(rejection(() => parseCycleCsv(file('"180,50",170.00,160.25'))), rejected('Invalid price value: 180,50 on line 2'))
+  t.strictSame(rejection(() => parseCycleCsv(file('180.50,"1,234.50",160.25'))), rejected('Invalid price value: 1,234.50 on line 2'))
+  t.strictSame(rejection(() => parseCycleCsv(file('180.50,170.00,180.505'))), rejected('Invalid price value: 180.505 on line 2'))
+  t.strictSame(rejection(() => parseCycleCsv(file('180.50,abc,160.25'))), rejected('Invalid price value: abc on line 2'))
+  t.strictSame(rejection(() => parseCycleCsv(file(',170.00,160.25'))), rejected('Invalid price value:  on line 2'), 'empty cell')
+  t.strictSame(rejection(() => parseCycleCsv(file('180.50,170.00, 1o0 '))), rejected('Invalid price value:  1o0  on line 2'))
+  t.strictSame(rejection(() => parseCycleCsv(file('-1,170.00,160.25'))), rejected('Price out of range: -1 on line 2'))
+  t.strictSame(rejection(() => parseCycleCsv(file('180.50,0,160.25'))), rejected('Price out of range: 0 on line 2'))
+  t.strictSame(rejection(() => parseCycleCsv(file('180.50,170.00,10000.00'))), rejected('Price out of range: 10000.00 on line 2'))
   t.strictSame(parseCycleCsv(file('9999.99,0.01, 42 ')), [row(2, 'Nairobi', ['9999.99', '0.01', '42.00'])])
 })
 
@@ -305,7 +305,7 @@ t.test('[D7] the first date cell fixes the format: DD-MM-YYYY then ISO is reject
     HEADER,
     '15-01-2026,14-02-2026,Nairobi,180.50,170.00,160.25',
     '2026-01-15,2026-02-14,Mombasa,180.50,170.00,160.25'
-  ))), rejected('Invalid date format: 2026-01-15'))
+  ))), rejected('Invalid date format: 2026-01-15 on line 3'))
 })
 
 t.test('[D7] the first date cell fixes the format: ISO then DD-MM-YYYY is rejected', async (t) => {
@@ -314,7 +314,7 @@ t.test('[D7] the first date cell fixes the format: ISO then DD-MM-YYYY is reject
     '2026-01-15,2026-02-14,Nairobi,180.50,170.00,160.25',
     '2026-01-15,14-02-2026,Mombasa,180.50,170.00,160.25'
   )
-  t.strictSame(rejection(() => parseCycleCsv(text)), rejected('Invalid date format: 14-02-2026'))
+  t.strictSame(rejection(() => parseCycleCsv(text)), rejected('Invalid date format: 14-02-2026 on line 3'))
   t.strictSame(parseCycleCsv(text.replace(',14-02-2026,', ',2026-02-14,')), [row(2), row(3, 'Mombasa')])
 })
 
@@ -322,15 +322,15 @@ t.test('[D7] the leftmost date column of the first row decides, whatever its nam
   t.strictSame(rejection(() => parseCycleCsv(csv(
     'Town,To,From,Super (PMS),Diesel (AGO),Kerosene (IK)',
     'Nairobi,2026-02-14,15-01-2026,180.50,170.00,160.25'
-  ))), rejected('Invalid date format: 15-01-2026'))
+  ))), rejected('Invalid date format: 15-01-2026 on line 2'))
 })
 
 t.test('[D7] an impossible or unreadable date is rejected with the raw cell', async (t) => {
   const file = (from: string) => csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.50,170.00,160.25', `${from},14-02-2026,Mombasa,180.50,170.00,160.25`)
-  t.strictSame(rejection(() => parseCycleCsv(file('31-02-2026'))), rejected('Invalid date format: 31-02-2026'))
-  t.strictSame(rejection(() => parseCycleCsv(file(' 15/01/2026'))), rejected('Invalid date format:  15/01/2026'))
+  t.strictSame(rejection(() => parseCycleCsv(file('31-02-2026'))), rejected('Invalid date format: 31-02-2026 on line 3'))
+  t.strictSame(rejection(() => parseCycleCsv(file(' 15/01/2026'))), rejected('Invalid date format:  15/01/2026 on line 3'))
   t.strictSame(rejection(() => parseCycleCsv(csv(HEADER, '31-02-2026,14-03-2026,Nairobi,180.50,170.00,160.25'))),
-    rejected('Invalid date format: 31-02-2026'), 'as the first date cell')
+    rejected('Invalid date format: 31-02-2026 on line 2'), 'as the first date cell')
 })
 
 t.test('[D8] valid_from must be a 15th and valid_to the 14th of the next month', async (t) => {
@@ -380,7 +380,7 @@ t.test('[D10] the first error in file order wins', async (t) => {
     '15-01-2026,14-02-2026,,180.50,170.00,160.25',
     '31-02-2026,14-02-2026,Kisumu,180.50,170.00,160.25',
     '15-01-2026,14-02-2026,Nairobi,180.50,170.00,160.25'
-  ))), rejected('Invalid price value: abc'))
+  ))), rejected('Invalid price value: abc on line 3'))
 })
 
 t.test('[D10] within a row: a missing cell (D6) comes before bad cells', async (t) => {
@@ -392,18 +392,18 @@ t.test('[D10] within a row: a missing cell (D6) comes before bad cells', async (
 
 t.test('[D10] within a row: cells are checked left to right in the file column order', async (t) => {
   t.strictSame(rejection(() => parseCycleCsv(csv(HEADER, '31-02-2026,14-02-2026,Nairobi,abc,170.00,160.25'))),
-    rejected('Invalid date format: 31-02-2026'))
+    rejected('Invalid date format: 31-02-2026 on line 2'))
   t.strictSame(rejection(() => parseCycleCsv(csv(
     'Super (PMS),Diesel (AGO),Kerosene (IK),Town,From,To',
     'abc,170.00,160.25,Nairobi,31-02-2026,14-02-2026'
-  ))), rejected('Invalid price value: abc'))
+  ))), rejected('Invalid price value: abc on line 2'))
   t.strictSame(rejection(() => parseCycleCsv(csv(HEADER, '15-01-2026,14-02-2026,Nairobi,0,abc,160.25'))),
-    rejected('Price out of range: 0'))
+    rejected('Price out of range: 0 on line 2'))
 })
 
 t.test('[D10] within a row: bad cells come before the cycle (D8), the cycle before duplicates (D9)', async (t) => {
   t.strictSame(rejection(() => parseCycleCsv(csv(HEADER, '16-01-2026,14-02-2026,Nairobi,180.50,170.00,abc'))),
-    rejected('Invalid price value: abc'))
+    rejected('Invalid price value: abc on line 2'))
   t.strictSame(rejection(() => parseCycleCsv(csv(
     HEADER,
     '16-01-2026,14-02-2026,Nairobi,180.50,170.00,160.25',
@@ -415,8 +415,8 @@ t.test('[D10] a file whose only bad cell is on its last line is rejected', async
   const lines = [HEADER]
   for (let i = 1; i <= 50; i++) lines.push(`15-01-2026,14-02-2026,Town ${i},180.50,170.00,160.25`)
   lines.push('15-01-2026,14-02-2026,Last Town,180.50,170.00,1O0.00')
-  t.strictSame(rejection(() => parseCycleCsv(lines.join('\n'))), rejected('Invalid price value: 1O0.00'), 'no final line break')
-  t.strictSame(rejection(() => parseCycleCsv(lines.join('\r\n') + '\r\n')), rejected('Invalid price value: 1O0.00'), 'final CRLF')
+  t.strictSame(rejection(() => parseCycleCsv(lines.join('\n'))), rejected('Invalid price value: 1O0.00 on line 52'), 'no final line break')
+  t.strictSame(rejection(() => parseCycleCsv(lines.join('\r\n') + '\r\n')), rejected('Invalid price value: 1O0.00 on line 52'), 'final CRLF')
 })
 
 t.test('[D10] malformed quoting is rejected at the line where the row starts', async (t) => {

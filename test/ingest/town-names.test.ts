@@ -32,11 +32,11 @@ t.test('[D30][D10] order within a row: D6 missing cells first, then cells left t
   t.equal(rejection(() => parseCycleCsv(csv(HEADER, '15-01-2026,14-02-2026,=1+1,abc'))),
     'Missing value for Diesel (AGO) on line 2', 'D6 before any cell is judged')
   t.equal(rejection(() => parseCycleCsv(csv(HEADER, '31-02-2026,14-02-2026,=1+1,180.50,170.00,160.25'))),
-    'Invalid date format: 31-02-2026', 'a bad date left of the town comes first')
+    'Invalid date format: 31-02-2026 on line 2', 'a bad date left of the town comes first')
   t.equal(rejection(() => parseCycleCsv(csv(HEADER, '15-01-2026,14-02-2026,=1+1,abc,170.00,160.25'))),
     'Invalid town name on line 2: =1+1', 'the town before a bad price right of it')
   t.equal(rejection(() => parseCycleCsv(csv('Super (PMS),Town,From,To,Diesel (AGO),Kerosene (IK)', 'abc,=1+1,15-01-2026,14-02-2026,170.00,160.25'))),
-    'Invalid price value: abc', 'the file\'s column order decides, not the canonical one')
+    'Invalid price value: abc on line 2', 'the file\'s column order decides, not the canonical one')
   t.equal(rejection(() => parseCycleCsv(csv(HEADER, '16-01-2026,14-02-2026,=1+1,180.50,170.00,160.25'))),
     'Invalid town name on line 2: =1+1', 'before the cycle rule (D8)')
   t.equal(rejection(() => parseCycleCsv(csv(HEADER, '15-01-2026,14-02-2026,,180.50,170.00,160.25'))),

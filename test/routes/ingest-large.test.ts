@@ -70,7 +70,7 @@ t.test('[D10][D14] an invalid row deep in a large file of new cycles: its 400, n
     return copy.join('\n') + '\n'
   }
   const cases: Array<[string, string]> = [
-    [file((l) => { l[9000] = (l[9000] as string).replace(/,150\.00,/, ',abc,') }), 'Invalid price value: abc'],
+    [file((l) => { l[9000] = (l[9000] as string).replace(/,150\.00,/, ',abc,') }), 'Invalid price value: abc on line 9001'],
     [file((l) => { l[7999] = (l[7999] as string).replace('Town', '"Town') }), 'Malformed quoted field on line 8000'],
     [file((l) => { l.push(l[1] as string) }), 'Duplicate row for Town 001 from 2026-01-15 on lines 2 and 10002']
   ]
