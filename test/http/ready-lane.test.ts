@@ -85,8 +85,10 @@ const HEADER_SETS: Array<Record<string, string>> = [
 ]
 
 t.test('[D45] a repeated cached read: the lane sends the status, headers (in order) and bytes Fastify\'s path sends', async (t) => {
-  const lane = await listening(t)
-  const fastify = await listening(t, { lane: false })
+  // D52: one feed body for both servers (a derived self link would name each one's port).
+  const config = { publicUrl: 'https://api.fuelkenya.com' }
+  const lane = await listening(t, { config })
+  const fastify = await listening(t, { config, lane: false })
   // The first request of each URL goes through Fastify (and teaches the lane the URL).
   for (const url of URLS) {
     t.equal((await get(lane.port, url, { 'x-forwarded-for': '10.9.9.9' })).status, 200, url)
@@ -298,4 +300,13 @@ t.test('[D45] while the app closes, every request goes to Fastify (whose answers
   closing = true
   t.equal((await get(port, '/v1/towns')).status, 299, 'passed on')
   t.equal(lane.answered, 1)
+})
+
+t.test('[D45][D52] a feed whose self link comes from the request is never the lane\'s', async (t) => {
+  const lane = await listening(t)
+  const url = '/v1/cycles/feed.atom'
+  await get(lane.port, url, { 'x-forwarded-for': '10.7.7.7' })
+  const other = await get(lane.port, url, { 'x-forwarded-for': '10.7.7.8', 'x-forwarded-host': 'feeds.example' })
+  t.match(other.body.toString(), '<link rel="self" type="application/atom+xml" href="http://feeds.example/v1/cycles/feed.atom"/>')
+  t.equal(await laneAnswers(lane.app), 0)
 })
