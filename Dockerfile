@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
+# Every stage on the current Node LTS line (D53); package.json `engines` keeps Node 20.19+ working.
 # Build stage: full dependencies, compile TypeScript to dist/.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY patches ./patches
@@ -11,14 +12,14 @@ COPY src ./src
 RUN npm run build
 
 # Production dependencies only.
-FROM node:20-bookworm-slim AS deps
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund
 
 # Runtime: compiled code, migrations, the contract and sample data; runs as a non-root user.
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production PORT=8000 HOST=0.0.0.0 DATA_DIR=/data
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules

@@ -140,6 +140,15 @@ function refsOf (node: unknown): string[] {
 const KEPT = ['description', 'format', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum',
   'exclusiveMaximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'default', 'additionalProperties']
 
+/** The keywords of a type-array schema that belong to each member type. */
+const TYPE_KEYWORDS: Record<string, string[]> = {
+  string: ['format', 'pattern', 'minLength', 'maxLength'],
+  integer: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'],
+  number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'],
+  array: ['items', 'minItems', 'maxItems'],
+  object: ['properties', 'required', 'additionalProperties']
+}
+
 function options (schema: JsonSchema, skip: string[] = []): string {
   const entries = KEPT.filter((k) => schema[k] !== undefined && !skip.includes(k))
     .map((k) => `${k}: ${JSON.stringify(schema[k])}`)
@@ -166,6 +175,20 @@ function toTypeBox (schema: JsonSchema, indent: string, _self: Record<string, bo
     if (Array.isArray(schema[key])) {
       return withOptions('Type.Union', `[${schema[key].map((s: JsonSchema) => toTypeBox(s, indent)).join(', ')}]`, options(schema))
     }
+  }
+  // OpenAPI 3.1 type arrays (`type: [string, 'null']`): a union of one schema per type, each
+  // keeping the keywords that apply to it; description and default stay on the union.
+  if (Array.isArray(schema.type)) {
+    const types = schema.type as string[]
+    if (types.length === 1) return toTypeBox({ ...schema, type: types[0] }, indent)
+    const shared: JsonSchema = {}
+    for (const k of ['description', 'default']) if (schema[k] !== undefined) shared[k] = schema[k]
+    const members = types.map((type) => {
+      const member: JsonSchema = { type }
+      for (const k of TYPE_KEYWORDS[type] ?? []) if (schema[k] !== undefined) member[k] = schema[k]
+      return toTypeBox(member, indent)
+    })
+    return withOptions('Type.Union', `[${members.join(', ')}]`, options(shared))
   }
   switch (schema.type) {
     case 'string': return withOptions('Type.String', '', options(schema))

@@ -131,7 +131,7 @@ export function servicePlugins (options: AppOptions): ServicePlugin[] {
     { name: 'health-routes', plugin: healthRoutes },
     { name: 'prices-routes', plugin: pricesRoutes },
     { name: 'towns-routes', plugin: townsRoutes },
-    { name: 'cycles-routes', plugin: cyclesRoutes },
+    { name: 'cycles-routes', plugin: cyclesRoutes, options: { config } },
     { name: 'ingest-routes', plugin: ingestRoutes, options: { config } }
   ]
 }

@@ -28,7 +28,8 @@ const EnvSchema = Type.Object({
   HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000 }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 120_000 }),
   BODY_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000 }),
-  KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 72_000 })
+  KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 72_000 }),
+  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/\\s?#@]+/?$' })) // D52
 })
 type Env = Static<typeof EnvSchema>
 
@@ -64,6 +65,8 @@ export interface Config {
   requestTimeoutMs: number
   bodyIdleTimeoutMs: number
   keepAliveTimeoutMs: number
+  /** D52: the origin clients reach the service at (no trailing slash); unset: each request's own. */
+  publicUrl: string | undefined
 }
 
 export class ConfigError extends Error {
@@ -115,7 +118,8 @@ export function loadConfig (source: Record<string, string | undefined> = process
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     bodyIdleTimeoutMs: e.BODY_IDLE_TIMEOUT_MS,
-    keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS
+    keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+    publicUrl: e.PUBLIC_URL?.replace(/\/$/, '')
   }
 }
 
@@ -123,7 +127,8 @@ export function loadConfig (source: Record<string, string | undefined> = process
 const ALLOWED: Record<string, string> = {
   LOG_LEVEL: `expected one of ${LOG_LEVELS.join(', ')} (any case)`,
   DATABASE_URL: 'expected a postgres:// or postgresql:// URL',
-  REDIS_URL: 'expected a redis:// or rediss:// URL'
+  REDIS_URL: 'expected a redis:// or rediss:// URL',
+  PUBLIC_URL: 'expected an origin such as https://api.fuelkenya.com (scheme, host and port only)'
 }
 
 /** A value as a message may show it: the password and user of a URL replaced (never logged). */

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp, terminalLogger } from './app.js'
 import { loadConfig, type Config } from './config.js'
 import { cycleOf, todayInKenya } from './domain/cycle.js'
+import { startLine } from './start-line.js'
 import { startupErrorLine, type StartupContext } from './startup-errors.js'
 
 /** Time beyond the longest request for closing the database and Redis clients (D47). */
@@ -50,11 +51,13 @@ closeWithGrace({
   await app.close()
 })
 
+const listening = startLine() // D50: shown at every LOG_LEVEL
 try {
-  await app.listen({ port: config.port, host: config.host })
+  await app.listen({ port: config.port, host: config.host, listenTextResolver: listening.listenTextResolver })
 } catch (err) {
   cannotStart(err, config)
 }
+listening.announce(app.log)
 
 // A first run starts empty: say how to get data in (the seed works while the service runs).
 if ((await app.cycles.freshness(cycleOf(todayInKenya()).validFrom).catch(() => ({ latest: '' }))).latest === null) {

@@ -3,9 +3,9 @@ import { CSV_COLUMNS } from '../domain/price-csv.js'
 
 /**
  * The cycles as an Atom 1.0 feed (RFC 4287), newest first: one entry per cycle, linking to its
- * prices and to its changes since the cycle before (D41). Links are relative references, which
- * feed readers resolve against the feed's own URL, so every host and proxy path serves the same
- * bytes (and the same ETag).
+ * prices and to its changes since the cycle before (D41). Entry links are relative references,
+ * which feed readers resolve against the feed's own URL; the `self` link is absolute (D52), as
+ * subscription tools copy it out of the document.
  */
 
 export const ATOM_CONTENT_TYPE = 'application/atom+xml; charset=utf-8'
@@ -19,7 +19,8 @@ const entryId = (validFrom: string): string => `${FEED_ID}/${validFrom}`
 /** A cycle's time in the feed: when it was first published, or midnight in Kenya of its first day. */
 const updatedOf = (cycle: CycleSummary): string => cycle.published_at ?? `${cycle.valid_from}T00:00:00+03:00`
 
-export function atomFeed (cycles: readonly CycleSummary[]): string {
+/** `origin`: `https://host[:port]` of the feed's own URL (D52); '' leaves `self` relative. */
+export function atomFeed (cycles: readonly CycleSummary[], origin: string): string {
   // The feed changes when a cycle is published; with none, a fixed instant keeps it stable.
   const updated = cycles.map(updatedOf).sort().pop() ?? '1970-01-01T00:00:00Z'
   const lines = [
@@ -30,7 +31,7 @@ export function atomFeed (cycles: readonly CycleSummary[]): string {
     '  <subtitle>Maximum retail prices of super petrol, diesel and kerosene per town, one entry per cycle (15th to 14th).</subtitle>',
     `  <updated>${updated}</updated>`,
     '  <author><name>Fuel Price Service</name></author>',
-    `  <link rel="self" type="application/atom+xml" href="${FEED_PATH}"/>`,
+    `  <link rel="self" type="application/atom+xml" href="${escapeXml(origin + FEED_PATH)}"/>`,
     ...cycles.flatMap(entry),
     '</feed>',
     ''

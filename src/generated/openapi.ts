@@ -125,8 +125,7 @@ export const ListPricesQuery = Type.Object({
   start_date: Type.Optional(Type.String({ description: "Only records with `valid_from` on or after this date.", format: "date", pattern: "^(?!0000-)" })),
   end_date: Type.Optional(Type.String({ description: "Only records with `valid_to` on or before this date.", format: "date", pattern: "^(?!0000-)" })),
   limit: Type.Integer({ description: "Page size.", minimum: 1, maximum: 1000, default: 100 }),
-  offset: Type.Integer({ description: "Number of records skipped.", minimum: 0, maximum: 2147483647, default: 0 }),
-  format: Type.Optional(Type.Unsafe<"json" | "csv">({"type":"string","enum":["json","csv"],"description":"`json` or `csv`; `csv` answers as `GET /v1/prices.csv` does (use that instead).\nAbsent: CSV when the `Accept` header prefers `text/csv`, JSON otherwise.\n"}))
+  offset: Type.Integer({ description: "Number of records skipped.", minimum: 0, maximum: 2147483647, default: 0 })
 })
 export type ListPricesQuery = Static<typeof ListPricesQuery>
 export const ListPricesResponses = {
@@ -222,9 +221,7 @@ export const GetHealthResponses = {
   500: ErrorResponse
 }
 
-export const IngestCsvQuery = Type.Object({
-  dry_run: Type.Boolean({ description: "Deprecated: use `POST /v1/ingest/csv/dry-run`. `true` makes this path answer what that\noperation answers (200 with a DryRunResponse, nothing written), with a `Deprecation`\nheader and `Link: </v1/ingest/csv/dry-run>; rel=\"successor-version\"`.\n", default: false })
-})
+export const IngestCsvQuery = Type.Object({})
 export type IngestCsvQuery = Static<typeof IngestCsvQuery>
 export const IngestCsvResponses = {
   201: IngestResponse,

@@ -80,6 +80,13 @@ const ignored = dockerIgnore(readFileSync(join(ROOT, '.dockerignore'), 'utf8'))
 const stageNamed = (name: string): Stage | undefined => stages.find((s) => s.name === name)
 const workdir = (stage: Stage): string => stage.instructions.filter((i) => i.op === 'WORKDIR').at(-1)?.args ?? '/'
 
+t.test('[D53] every stage runs the current Node LTS line; engines keeps Node 20.19+ working', async (t) => {
+  t.strictSame(stages.map((s) => s.from), ['node:24-bookworm-slim', 'node:24-bookworm-slim', 'node:24-bookworm-slim'])
+  const engines = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines
+  t.strictSame(engines, { node: '>=20.19' }, 'a floor, not a pin: development machines on Node 20 keep working')
+  t.match(readFileSync(join(ROOT, '.ci/run'), 'utf8'), /^LTS_NODE=24$/m, 'CI tests on the image\'s line too')
+})
+
 t.test('multi-stage: build, production dependencies (npm ci --omit=dev), runtime', async (t) => {
   t.ok(stages.length >= 2, `${stages.length} stages`)
   const runs = stages.flatMap((s) => s.instructions.filter((i) => i.op === 'RUN').map((i) => `${s.name ?? 'runtime'}: ${i.args}`))

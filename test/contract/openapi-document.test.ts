@@ -52,3 +52,31 @@ t.test('every const also has an enum of its one value; open objects say so (gene
   t.equal(json?.info?.additionalProperties, true)
   t.equal(json?.paths?.additionalProperties, true)
 })
+
+t.test('unions are type arrays and no parameter is deprecated (generators type both exactly)', async (t) => {
+  const { parse } = await import('yaml')
+  const doc = parse(readFileSync(OPENAPI_PATH, 'utf8')) as unknown
+  const unions: string[] = []
+  const deprecated: string[] = []
+  const nullable: string[] = []
+  const walk = (node: unknown, at: string): void => {
+    if (Array.isArray(node)) { node.forEach((n, i) => walk(n, `${at}/${i}`)); return }
+    if (node === null || typeof node !== 'object') return
+    const o = node as Record<string, unknown>
+    if ('anyOf' in o || 'oneOf' in o) unions.push(at)
+    if ('in' in o && o.deprecated === true) deprecated.push(`${String(o.in)} ${String(o.name)}`)
+    if (Array.isArray(o.type) && o.type.includes('null')) nullable.push(at.replace(/^#\/components\/schemas\//, ''))
+    for (const [k, v] of Object.entries(o)) walk(v, `${at}/${k}`)
+  }
+  walk(doc, '#')
+  t.strictSame(unions, [], 'no anyOf/oneOf')
+  t.strictSame(deprecated, [], 'D43: ?dry_run and ?format are honoured but not documented')
+  t.strictSame(nullable, [
+    'DryRunCycle/properties/previous_valid_from',
+    'CycleSummary/properties/published_at',
+    'FuelChange/properties/previous',
+    'FuelChange/properties/change',
+    'PriceChange/properties/previous_valid_from',
+    'Health/properties/latest_valid_from'
+  ])
+})

@@ -57,7 +57,7 @@ export class OpenApiContract {
   private readonly ajv: Ajv2020
 
   constructor (readonly document: Json) {
-    this.ajv = new Ajv2020({ strict: true, allErrors: true })
+    this.ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true }) // the document's type arrays
     addFormats(this.ajv)
     // The OpenAPI 3.1 dialect's own keywords (annotations only).
     this.ajv.addVocabulary(['example', 'discriminator', 'xml', 'externalDocs'])

@@ -150,7 +150,8 @@ t.test('[D41] GET /v1/cycles/feed.atom: well-formed Atom 1.0 with one entry per 
   t.equal(feed.title, 'Kenya fuel pump prices: pricing cycles')
   t.equal(feed.updated, '2026-10-14T08:30:00Z')
   t.strictSame(feed.author, { name: 'Fuel Price Service' })
-  t.strictSame(feed.link, [{ '@rel': 'self', '@type': 'application/atom+xml', '@href': '/v1/cycles/feed.atom' }])
+  // D52: absolute, from the request when PUBLIC_URL is unset (inject's Host is localhost:80).
+  t.strictSame(feed.link, [{ '@rel': 'self', '@type': 'application/atom+xml', '@href': 'http://localhost:80/v1/cycles/feed.atom' }])
   t.strictSame(feed.entry.map((e: { id: string }) => e.id), [
     'tag:fuelkenya.com,2026:cycles/2026-10-15', 'tag:fuelkenya.com,2026:cycles/2026-09-15', 'tag:fuelkenya.com,2026:cycles/2026-08-15'
   ])
@@ -177,6 +178,32 @@ t.test('[D41] GET /v1/cycles/feed.atom: well-formed Atom 1.0 with one entry per 
   const again = await app.inject({ url: '/v1/cycles/feed.atom', headers: { 'if-none-match': res.headers.etag as string } })
   t.equal(again.statusCode, 304)
   t.equal(again.body, '')
+})
+
+t.test('[D52] the feed\'s self link: PUBLIC_URL when set, else the request\'s protocol and Host', async (t) => {
+  const selfLine = (body: string): string | undefined => body.split('\n').find((l) => l.includes('rel="self"'))
+  const self = (href: string): string => `  <link rel="self" type="application/atom+xml" href="${href}"/>`
+  const feed = async (app: Awaited<ReturnType<typeof build>>, headers: Record<string, string>) => await app.inject({ url: '/v1/cycles/feed.atom', headers })
+
+  const fixed = await build(t, { config: { publicUrl: 'https://api.fuelkenya.com' } })
+  const a = await feed(fixed, { host: 'internal:8000', 'x-forwarded-host': 'evil.example' })
+  t.equal(selfLine(a.body), self('https://api.fuelkenya.com/v1/cycles/feed.atom'))
+  t.equal(a.headers.vary, 'Origin, Accept-Encoding', 'the same bytes whatever the request says')
+
+  const derived = await build(t)
+  const b = await feed(derived, { host: 'feeds.example:8443', 'x-forwarded-proto': 'https' })
+  t.equal(selfLine(b.body), self('https://feeds.example:8443/v1/cycles/feed.atom'))
+  t.equal(b.headers.vary, 'Origin, X-Forwarded-Proto, X-Forwarded-Host, Accept-Encoding')
+  t.equal(selfLine((await feed(derived, { host: 'internal:8000', 'x-forwarded-host': 'fuel.example' })).body),
+    self('http://fuel.example/v1/cycles/feed.atom'), 'trustProxy (default true): X-Forwarded-Host counts')
+  t.equal(selfLine((await feed(derived, { host: 'feeds.example:8443' })).body), self('http://feeds.example:8443/v1/cycles/feed.atom'),
+    'each origin its own body, also the second time')
+  t.equal(selfLine((await feed(derived, { host: 'a"b<c' })).body), self('/v1/cycles/feed.atom'), 'an odd Host: relative')
+
+  const direct = await build(t, { config: { trustProxy: false } })
+  const c = await feed(direct, { host: 'fuel.example', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' })
+  t.equal(selfLine(c.body), self('http://fuel.example/v1/cycles/feed.atom'), 'TRUST_PROXY=false: forwarded headers ignored')
+  t.equal(c.headers.vary, 'Origin, Accept-Encoding')
 })
 
 t.test('[spec 4.2 r6, widened] cycles, one cycle, changes and the feed are served from memory after the first request; an ingest clears them', async (t) => {

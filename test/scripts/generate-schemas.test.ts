@@ -36,3 +36,21 @@ t.test('the generator refuses what it cannot represent', async (t) => {
     { message: 'Unresolved $ref #/components/parameters/Nope' })
   t.throws(() => generate(doc('  {}', '    A:\n      type: tuple')), { message: 'Unsupported schema type "tuple"' })
 })
+
+t.test('type arrays become unions, each member keeping the keywords of its type', async (t) => {
+  const out = generate([
+    'openapi: 3.1.0', 'paths: {}', 'components:', '  schemas:', '    A:', '      type: object', '      properties:',
+    '        day:', '          type: [string, \'null\']', '          format: date', '          description: A day, or none.',
+    '        loc:', '          type: array', '          items:', '            type: [string, integer]',
+    '        size:', '          type: [integer, \'null\']', '          minimum: 0', '          pattern: ignored',
+    '        only:', '          type: [string]', '          maxLength: 3'
+  ].join('\n'))
+  t.match(out, [
+    'export const A = Type.Object({',
+    '  day: Type.Optional(Type.Union([Type.String({ format: "date" }), Type.Null()], { description: "A day, or none." })),',
+    '  loc: Type.Optional(Type.Array(Type.Union([Type.String(), Type.Integer()]))),',
+    '  size: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),',
+    '  only: Type.Optional(Type.String({ maxLength: 3 }))',
+    '})'
+  ].join('\n'))
+})

@@ -39,3 +39,14 @@ t.test('LOG_LEVEL names what it allows, and takes any case', async (t) => {
   t.equal(loadConfig({ LOG_LEVEL: 'INFO' }).logLevel, 'info')
   t.equal(loadConfig({ LOG_LEVEL: 'Warn' }).logLevel, 'warn')
 })
+
+t.test('[D52] PUBLIC_URL is an origin; a trailing slash is dropped; anything else says what it allows', async (t) => {
+  t.equal(loadConfig({}).publicUrl, undefined)
+  t.equal(loadConfig({ PUBLIC_URL: 'https://api.fuelkenya.com/' }).publicUrl, 'https://api.fuelkenya.com')
+  t.equal(loadConfig({ PUBLIC_URL: 'http://localhost:8000' }).publicUrl, 'http://localhost:8000')
+  const allowed = 'expected an origin such as https://api.fuelkenya.com (scheme, host and port only)'
+  t.throws(() => loadConfig({ PUBLIC_URL: 'https://fuelkenya.com/api' }),
+    new ConfigError(`Invalid environment variable PUBLIC_URL="https://fuelkenya.com/api": ${allowed}`))
+  t.throws(() => loadConfig({ PUBLIC_URL: 'https://admin:s3cret@fuelkenya.com' }),
+    new ConfigError(`Invalid environment variable PUBLIC_URL="https://***@fuelkenya.com": ${allowed}`))
+})

@@ -84,4 +84,8 @@ t.test('[D35] .env in the working directory is read; the environment wins', asyn
   const run = await runServer({ PORT: '0' }, dir, true)
   t.equal(run.stderr, '')
   t.match(run.stdout, /Server listening at http:\/\/127\.0\.0\.1:\d+/)
+  // D50 through the real start (same DATA_DIR, now initialised): the line shows even when silent.
+  const silent = await runServer({ PORT: '0', LOG_LEVEL: 'silent' }, dir, true)
+  t.equal(silent.stderr, '')
+  t.match(silent.stdout, /^\{"level":30,"time":\d+,"pid":\d+,"hostname":"[^"]*","msg":"Server listening at http:\/\/127\.0\.0\.1:\d+"\}\n$/, 'only the start line')
 })

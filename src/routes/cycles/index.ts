@@ -1,10 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import type { Config } from '../../config.js'
 import { HttpError } from '../../domain/errors.js'
 import { ATOM_CONTENT_TYPE, atomFeed } from '../../export/atom.js'
 import { operations } from '../../generated/openapi.js'
 import { sendReady } from '../../http-caching/ready-body.js'
 import { finiteIntegers } from '../../errors/validation.js'
+import { addVary } from '../../http-caching/vary.js'
 
 /** D41: the feed holds the newest two years of cycles. */
 const FEED_ENTRIES = 24
@@ -12,8 +15,21 @@ const FEED_ENTRIES = 24
 /** 404 for a day on which no stored cycle starts (D41). */
 export const cycleNotFound = (validFrom: string): HttpError => new HttpError(404, `No cycle starts on ${validFrom}.`)
 
+/** A Host (or X-Forwarded-Host) fit for a link: a name or address and a port, nothing else. */
+const PLAIN_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
+
+/** D52: the origin the client asked at, as Fastify reads it (trustProxy decides whether the
+ * X-Forwarded-* headers count); '' when the Host is missing or odd, so `self` stays relative. */
+function requestOrigin (request: FastifyRequest): string {
+  return PLAIN_HOST.test(request.host) ? `${request.protocol}://${request.host}` : ''
+}
+
+interface CyclesRoutesOptions {
+  config: Pick<Config, 'publicUrl' | 'trustProxy'>
+}
+
 /** The cycles (D41): statistics per cycle, one cycle, and an Atom feed; all from the read cache. */
-const cycles: FastifyPluginAsyncTypebox = async (app) => {
+const cycles: FastifyPluginAsyncTypebox<CyclesRoutesOptions> = async (app, { config }) => {
   app.route({
     ...operations.listCycles,
     preHandler: finiteIntegers('limit', 'offset'),
@@ -28,7 +44,14 @@ const cycles: FastifyPluginAsyncTypebox = async (app) => {
   app.route({
     ...operations.getCyclesFeed,
     handler: async (request, reply) => {
-      const body = await app.readCache.body('cycles:feed', async () => atomFeed(await app.cycles.recentCycles(FEED_ENTRIES)))
+      // D52: `self` is PUBLIC_URL's, or else the request's, so the body is kept per origin.
+      const origin = config.publicUrl ?? requestOrigin(request)
+      const key = `cycles:feed:${origin}`
+      const body = await app.readCache.body(key, async () => atomFeed(await app.cycles.recentCycles(FEED_ENTRIES), origin))
+      if (config.publicUrl === undefined && config.trustProxy !== false) {
+        addVary(reply, 'X-Forwarded-Proto')
+        addVary(reply, 'X-Forwarded-Host')
+      }
       return await sendReady(request, reply, body, ATOM_CONTENT_TYPE)
     }
   })

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../../config.js'
@@ -24,6 +25,10 @@ const NOTIFY_WAIT_MS = 2000
 
 /** D43: `?dry_run=true` is deprecated since 2026-11-22 (RFC 9745: a Unix time). */
 const DRY_RUN_DEPRECATED = '@1795305600'
+
+/** D43: `?dry_run=true`, the dry run's spelling before its own operation (D40): out of the
+ * contract (generated clients would type its answer as the ingest's), still honoured. */
+const IngestLegacyQuery = Type.Object({ dry_run: Type.Boolean({ default: false }) })
 
 /** Spec 4.5: POST /v1/ingest/csv, and its dry run (D40). */
 const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { config }) => {
@@ -79,6 +84,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
 
   app.route({
     ...operations.ingestCsv,
+    schema: { ...operations.ingestCsv.schema, querystring: IngestLegacyQuery },
     handler: async (request, reply) => {
       if (request.query.dry_run) {
         // D43: the deprecated spelling of the dry run answers as its successor does, and says so.

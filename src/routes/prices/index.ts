@@ -1,10 +1,11 @@
 import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { townFilter } from '../../domain/town.js'
 import { CSV_CONTENT_TYPE, csvDocument } from '../../export/csv.js'
-import { operations } from '../../generated/openapi.js'
+import { ListPricesQuery, operations } from '../../generated/openapi.js'
 import { prefersCsv } from '../../export/negotiation.js'
 import { finiteIntegers } from '../../errors/validation.js'
 import { sendHeldOr, sendReady, type ReadyBody } from '../../http-caching/ready-body.js'
@@ -21,6 +22,13 @@ interface ExportFilter {
   limit?: number | undefined
   offset: number
 }
+
+/** D43: `?format=csv`, the export's spelling before it had its own operation: out of the
+ * contract (generated clients would type CSV as JSON rows), still honoured for old clients. */
+const ListPricesLegacyQuery = Type.Object({
+  ...ListPricesQuery.properties,
+  format: Type.Optional(Type.Unsafe<'json' | 'csv'>({ type: 'string', enum: ['json', 'csv'] }))
+})
 
 const prices: FastifyPluginAsyncTypebox = async (app) => {
   /**
@@ -50,6 +58,7 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
 
   app.route({
     ...operations.listPrices,
+    schema: { ...operations.listPrices.schema, querystring: ListPricesLegacyQuery },
     preHandler: pageNumbers,
     preValidation: (request, _reply, done) => {
       if ((request.query as Record<string, unknown>).limit !== undefined) limitGiven.add(request)
