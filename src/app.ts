@@ -26,6 +26,7 @@ import type { SlidingWindowStore } from './ratelimit/sliding-window.js'
 import { PLUGIN_TIMEOUT_MS } from './startup-errors.js'
 import cyclesRoutes from './routes/cycles/index.js'
 import cycleWithdrawalRoutes from './routes/cycles/withdraw.js'
+import adminPage from './admin/admin-page.js'
 import docsRoutes, { DOCS_PREFIX } from './routes/docs/index.js'
 import healthRoutes from './routes/health/index.js'
 import metricsRoutes from './routes/metrics/index.js'
@@ -133,7 +134,8 @@ export function servicePlugins (options: AppOptions): ServicePlugin[] {
     { name: 'towns-routes', plugin: townsRoutes },
     { name: 'cycles-routes', plugin: cyclesRoutes },
     { name: 'ingest-routes', plugin: ingestRoutes, options: { config } },
-    { name: 'cycle-withdrawal-routes', plugin: cycleWithdrawalRoutes, options: { config } }
+    { name: 'cycle-withdrawal-routes', plugin: cycleWithdrawalRoutes, options: { config } },
+    { name: 'admin-page', plugin: adminPage }
   ]
 }
 
