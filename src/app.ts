@@ -25,6 +25,8 @@ import rateLimit from './rate-limit/index.js'
 import type { SlidingWindowStore } from './rate-limit/sliding-window.js'
 import { PLUGIN_TIMEOUT_MS } from './startup-errors.js'
 import cyclesRoutes from './routes/cycles/index.js'
+import cycleWithdrawalRoutes from './routes/cycles/withdraw.js'
+import adminPage from './admin/admin-page.js'
 import docsRoutes, { DOCS_PREFIX } from './routes/docs/index.js'
 import healthRoutes from './routes/health/index.js'
 import metricsRoutes from './routes/metrics/index.js'
@@ -132,7 +134,9 @@ export function servicePlugins (options: AppOptions): ServicePlugin[] {
     { name: 'prices-routes', plugin: pricesRoutes },
     { name: 'towns-routes', plugin: townsRoutes },
     { name: 'cycles-routes', plugin: cyclesRoutes, options: { config } },
-    { name: 'ingest-routes', plugin: ingestRoutes, options: { config } }
+    { name: 'ingest-routes', plugin: ingestRoutes, options: { config } },
+    { name: 'cycle-withdrawal-routes', plugin: cycleWithdrawalRoutes, options: { config } },
+    { name: 'admin-page', plugin: adminPage }
   ]
 }
 
@@ -147,7 +151,7 @@ const serviceApp: FastifyPluginAsync<ServiceOptions> = async (app, options) => {
   }
   if (options.config.ingestToken === undefined) {
     // D13: open ingest is for local development only; say so at every start.
-    app.log.warn('INGEST_TOKEN is not set: POST /v1/ingest/csv accepts every request without authorisation')
+    app.log.warn('INGEST_TOKEN is not set: POST /v1/ingest/csv and DELETE /v1/cycles/{valid_from} accept every request without authorisation')
   }
 }
 

@@ -1,5 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm'
-import { rowsOf, type AppDb } from './client.js'
+import { pricesChangedChannel } from './channels.js'
+import { rowsOf, type AppDb, type Database } from './client.js'
+import { INGEST_LOCK_KEY } from './ingest.js'
 
 /**
  * Reads about whole cycles: their statistics (/v1/cycles), each town's change since the cycle
@@ -115,6 +117,30 @@ export class CycleReads {
     const row = rowsOf<{ latest: string | null, current: boolean }>(result)[0]
     return { latest: row?.latest ?? null, current: row?.current === true }
   }
+}
+
+/** A cycle that was withdrawn: its dates and how many records went. */
+export interface WithdrawnCycle {
+  validFrom: string
+  validTo: string
+  rowsRemoved: number
+}
+
+/**
+ * DELETE /v1/cycles/{valid_from} (D54): the cycle's records removed in one transaction, taking
+ * turns with ingests (D14's lock) and notifying every replica at COMMIT as an ingest does (D26).
+ * Undefined, with nothing written or notified, when no cycle starts that day.
+ */
+export async function withdrawCycle (database: Database, validFrom: string, notifyPayload: string): Promise<WithdrawnCycle | undefined> {
+  return await database.db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(${INGEST_LOCK_KEY}::bigint)`)
+    const [gone] = rowsOf<{ removed: number, valid_to: string | null }>(await tx.execute(sql`
+      WITH gone AS (DELETE FROM fuel_prices WHERE valid_from = ${validFrom}::date RETURNING valid_to)
+      SELECT count(*)::int AS removed, min(valid_to)::text AS valid_to FROM gone`))
+    if (gone === undefined || gone.removed === 0 || gone.valid_to === null) return undefined
+    if (database.kind === 'postgres') await tx.execute(sql`SELECT pg_notify(${pricesChangedChannel(database)}, ${notifyPayload})`)
+    return { validFrom, validTo: gone.valid_to, rowsRemoved: gone.removed }
+  })
 }
 
 export interface FuelStats {

@@ -39,7 +39,7 @@ const DEFAULT_BATCH_SIZE = 20_000
 const INGEST_STATEMENT_TIMEOUT_MS = 300_000
 
 /** D14: any fixed 64-bit key, distinct from the migration lock's. */
-const INGEST_LOCK_KEY = 7_305_531_002
+export const INGEST_LOCK_KEY = 7_305_531_002
 
 /**
  * Upserts the rows in one transaction (D14: all or none), or counts them for a dry run.

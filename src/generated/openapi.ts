@@ -83,6 +83,14 @@ export const IngestResponse = Type.Object({
 }, { additionalProperties: false })
 export type IngestResponse = Static<typeof IngestResponse>
 
+export const WithdrawResponse = Type.Object({
+  status: Type.Literal("withdrawn"),
+  valid_from: Type.String({ format: "date" }),
+  valid_to: Type.String({ format: "date" }),
+  rows_removed: Type.Integer({ description: "Records (one per town) of the cycle that were removed.", minimum: 1 })
+}, { additionalProperties: false })
+export type WithdrawResponse = Static<typeof WithdrawResponse>
+
 export const DryRunResponse = Type.Object({
   status: Type.Literal("dry_run"),
   records_processed: Type.Integer({ description: "Data rows of the file." }),
@@ -214,6 +222,21 @@ export const GetCycleResponses = {
   500: ErrorResponse
 }
 
+export const WithdrawCycleQuery = Type.Object({})
+export type WithdrawCycleQuery = Static<typeof WithdrawCycleQuery>
+export const WithdrawCycleParams = Type.Object({
+  valid_from: Type.String({ description: "First day of the cycle (a 15th).", format: "date", pattern: "^(?!0000-)" })
+})
+export type WithdrawCycleParams = Static<typeof WithdrawCycleParams>
+export const WithdrawCycleResponses = {
+  200: WithdrawResponse,
+  401: ErrorResponse,
+  404: ErrorResponse,
+  422: ValidationError,
+  429: ErrorResponse,
+  500: ErrorResponse
+}
+
 export const GetHealthQuery = Type.Object({})
 export type GetHealthQuery = Static<typeof GetHealthQuery>
 export const GetHealthResponses = {
@@ -274,6 +297,7 @@ export const operations = {
   listCycles: { method: 'GET', url: '/v1/cycles', schema: { operationId: 'listCycles', querystring: ListCyclesQuery, response: ListCyclesResponses }, config: { publicCache: true } },
   getCyclesFeed: { method: 'GET', url: '/v1/cycles/feed.atom', schema: { operationId: 'getCyclesFeed', querystring: GetCyclesFeedQuery, response: GetCyclesFeedResponses }, config: { publicCache: true } },
   getCycle: { method: 'GET', url: '/v1/cycles/:valid_from', schema: { operationId: 'getCycle', params: GetCycleParams, querystring: GetCycleQuery, response: GetCycleResponses }, config: { publicCache: true } },
+  withdrawCycle: { method: 'DELETE', url: '/v1/cycles/:valid_from', schema: { operationId: 'withdrawCycle', params: WithdrawCycleParams, querystring: WithdrawCycleQuery, response: WithdrawCycleResponses }, config: { publicCache: false } },
   getHealth: { method: 'GET', url: '/v1/health', schema: { operationId: 'getHealth', querystring: GetHealthQuery, response: GetHealthResponses }, config: { publicCache: false, rateLimit: false } },
   ingestCsv: { method: 'POST', url: '/v1/ingest/csv', schema: { operationId: 'ingestCsv', querystring: IngestCsvQuery, response: IngestCsvResponses }, config: { publicCache: true } },
   dryRunIngestCsv: { method: 'POST', url: '/v1/ingest/csv/dry-run', schema: { operationId: 'dryRunIngestCsv', querystring: DryRunIngestCsvQuery, response: DryRunIngestCsvResponses }, config: { publicCache: false } },

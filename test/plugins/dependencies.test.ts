@@ -36,7 +36,7 @@ t.test('servicePlugins lists every plugin under its own fastify-plugin name, eac
     'http-caching', 'metrics', 'cors', 'rate-limit', 'empty-query-values', 'graceful-close', 'early-answer',
     'body-idle-timeout', 'request-framing', 'errors', 'database', 'prices-repository', 'cycles-repository', 'read-cache',
     'cache-invalidation', 'metrics-routes', 'docs-routes', 'health-routes', 'prices-routes', 'towns-routes',
-    'cycles-routes', 'ingest-routes'
+    'cycles-routes', 'ingest-routes', 'cycle-withdrawal-routes', 'admin-page'
   ])
 })
 

@@ -1,0 +1,46 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import fastifyStatic from '@fastify/static'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { projectRoot } from '../project-root.js'
+
+/** Where `npm run build` puts the page: index.html, admin.js (from admin.ts) and admin.css. */
+export const ADMIN_PAGE_DIR = join(projectRoot(), 'dist', 'admin')
+
+export const ADMIN_PATH = '/admin'
+
+/**
+ * D55: the page and its assets come from this origin only, run no inline script, and cannot be
+ * framed (clickjacking a Withdraw button); nothing, the token least of all, leaks in a Referer.
+ */
+export const ADMIN_HEADERS = {
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  // Revalidated on every load (ETag), so a rebuilt page is never mixed with an older script.
+  'cache-control': 'no-cache'
+}
+
+interface AdminPageOptions {
+  /** The built page; default ADMIN_PAGE_DIR. */
+  root?: string
+}
+
+/** D55: GET /admin, the admin's page (review, publish, withdraw), and its two assets. */
+async function adminPage (app: FastifyInstance, options: AdminPageOptions): Promise<void> {
+  const root = options.root ?? ADMIN_PAGE_DIR
+  if (!existsSync(join(root, 'admin.js'))) {
+    app.log.warn({ root }, 'the admin page is not built: run `npm run build` to serve /admin')
+  }
+  // Every answer of this scope, errors included, carries the headers.
+  app.addHook('onRequest', async (_request, reply) => { void reply.headers(ADMIN_HEADERS) })
+  await app.register(fastifyStatic, { root, prefix: `${ADMIN_PATH}/`, cacheControl: false, index: 'index.html' })
+  app.get(ADMIN_PATH, async (_request, reply) => await reply.sendFile('index.html'))
+}
+
+export default fp(adminPage, {
+  name: 'admin-page',
+  dependencies: ['http-caching', 'errors'],
+  encapsulate: true
+})

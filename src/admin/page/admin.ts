@@ -1,0 +1,497 @@
+/**
+ * The admin page (D55): review a cycle's CSV with the dry run, publish it, withdraw a cycle.
+ * Typed by the contract: every body below is a type generated from openapi.yaml, so a contract
+ * change that breaks the page fails `npm run typecheck`. The token lives in this module's memory
+ * (the password field) only: never in storage, a cookie or the URL.
+ */
+import type { components, paths } from '../../generated/admin-api.js'
+
+type Schemas = components['schemas']
+type DryRun = paths['/v1/ingest/csv/dry-run']['post']['responses'][200]['content']['application/json']
+type DryRunCycle = Schemas['DryRunCycle']
+type Ingested = paths['/v1/ingest/csv']['post']['responses'][201]['content']['application/json']
+type Cycles = paths['/v1/cycles']['get']['responses'][200]['content']['application/json']
+type Withdrawn = paths['/v1/cycles/{valid_from}']['delete']['responses'][200]['content']['application/json']
+type Prices = paths['/v1/prices']['get']['responses'][200]['content']['application/json']
+type Fuel = Schemas['PriceWarning']['fuel']
+type ApiPath = keyof paths
+
+const FUELS: ReadonlyArray<{ fuel: Fuel, name: string }> = [
+  { fuel: 'super_petrol', name: 'Super (PMS)' },
+  { fuel: 'diesel', name: 'Diesel (AGO)' },
+  { fuel: 'kerosene', name: 'Kerosene (IK)' }
+]
+
+const DRY_RUN: ApiPath = '/v1/ingest/csv/dry-run'
+const INGEST: ApiPath = '/v1/ingest/csv'
+const CYCLES: ApiPath = '/v1/cycles'
+const PRICES: ApiPath = '/v1/prices'
+const CYCLE: ApiPath = '/v1/cycles/{valid_from}'
+const cyclePath = (validFrom: string): string => CYCLE.replace('{valid_from}', encodeURIComponent(validFrom))
+
+/** /v1/prices' largest page. */
+const PAGE = 1000
+
+const $ = <T extends HTMLElement>(id: string): T => {
+  const element = document.getElementById(id)
+  if (element === null) throw new Error(`#${id} is missing from the page`)
+  return element as T
+}
+
+const ui = {
+  status: $('status'),
+  token: $<HTMLInputElement>('token'),
+  file: $<HTMLInputElement>('file'),
+  drop: $('drop'),
+  review: $<HTMLButtonElement>('review'),
+  reviewSection: $('review-section'),
+  reviewOut: $('review-out'),
+  publish: $<HTMLButtonElement>('publish'),
+  resultSection: $('result-section'),
+  resultOut: $('result-out'),
+  refresh: $<HTMLButtonElement>('refresh'),
+  cycles: $<HTMLTableElement>('cycles'),
+  confirm: $<HTMLDialogElement>('confirm'),
+  confirmText: $('confirm-text'),
+  confirmOk: $<HTMLButtonElement>('confirm-ok'),
+  confirmCancel: $<HTMLButtonElement>('confirm-cancel')
+}
+
+let chosen: File | undefined
+
+// ---- Talking to the API ------------------------------------------------------------------
+
+/** A refusal in the service's words, ready for the status line. */
+class Refused extends Error {}
+
+type Action = 'review' | 'publish' | 'withdraw' | 'read'
+
+async function call<T> (method: 'GET' | 'POST' | 'DELETE', url: string, action: Action, body?: FormData): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' }
+  const token = ui.token.value.trim()
+  if (action !== 'read' && token !== '') headers.authorization = `Bearer ${token}`
+  let response: Response
+  try {
+    // no-cache: the reads are publicly cacheable, and the page must see its own writes.
+    response = await fetch(url, { method, headers, body: body ?? null, cache: 'no-cache', credentials: 'omit' })
+  } catch (err) {
+    throw new Refused(`Could not reach the service (${err instanceof Error ? err.message : String(err)}).`)
+  }
+  if (response.ok) return await response.json() as T
+  throw new Refused(await refusal(response, action))
+}
+
+/** The service's own words for a refusal: `detail`, with what to do about it. */
+async function refusal (response: Response, action: Action): Promise<string> {
+  let detail = ''
+  try {
+    const body = await response.json() as Schemas['ErrorResponse'] | Schemas['ValidationError']
+    detail = typeof body.detail === 'string'
+      ? body.detail
+      : body.detail.map((item) => `${item.loc.join('.')}: ${item.msg}`).join('; ')
+  } catch {
+    detail = response.statusText
+  }
+  switch (response.status) {
+    case 400: return `The file was refused, nothing was written: ${detail}`
+    case 401: return `Token problem: the service did not accept the ingest token (${detail}) Check the token and try again.`
+    case 404: return `Not found: ${detail}`
+    case 413: return `The file is too large: ${detail}`
+    case 415: return `Not a CSV file: ${detail}`
+    case 429: {
+      const wait = response.headers.get('retry-after')
+      return `Too many requests: ${detail}${wait === null ? '' : ` Wait ${wait} s before trying again.`}`
+    }
+    default: return `The service could not ${action === 'read' ? 'answer' : action} (HTTP ${response.status}): ${detail}`
+  }
+}
+
+function say (message: string, tone: 'busy' | 'done' | 'error' = 'busy'): void {
+  ui.status.textContent = message
+  ui.status.className = `status ${tone === 'busy' ? '' : tone}`.trim()
+}
+
+function form (file: File): FormData {
+  const data = new FormData()
+  data.append('file', file, file.name)
+  return data
+}
+
+// ---- The file, read in the page for the chart -------------------------------------------
+
+/** One row of the file: its physical line, town key and prices. */
+interface FileRow { line: number, town: string, validFrom: string, prices: Record<Fuel, number> }
+
+const HEADERS: Record<string, 'from' | 'town' | Fuel> = {
+  from: 'from', validfrom: 'from', town: 'town',
+  superpms: 'super_petrol', super: 'super_petrol', superpetrol: 'super_petrol',
+  dieselago: 'diesel', diesel: 'diesel', keroseneik: 'kerosene', kerosene: 'kerosene'
+}
+
+/** D4's comparison key of a town: white space collapsed, lower case. */
+const townKey = (raw: string): string => raw.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase()
+
+/** D7: DD-MM-YYYY or YYYY-MM-DD → YYYY-MM-DD. */
+function isoDate (raw: string): string {
+  const cell = raw.trim()
+  const dmy = /^(\d{2})-(\d{2})-(\d{4})$/.exec(cell)
+  return dmy === null ? cell : `${dmy[3]}-${dmy[2]}-${dmy[1]}`
+}
+
+/**
+ * RFC 4180 records with the physical line each starts on (the header is line 1), as the
+ * service numbers them. Only files the dry run accepted are read, so nothing is validated here.
+ */
+function records (text: string): Array<{ line: number, cells: string[] }> {
+  const out: Array<{ line: number, cells: string[] }> = []
+  let cells: string[] = []
+  let cell = ''
+  let quoted = false
+  let line = 1
+  let start = 1
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { cell += '"'; i++ } else if (c === '"') quoted = false
+      else { if (c === '\n') line++; cell += c }
+    } else if (c === '"') quoted = true
+    else if (c === ',') { cells.push(cell); cell = '' } else if (c === '\n' || c === '\r') {
+      if (c === '\r' && text[i + 1] === '\n') i++
+      cells.push(cell)
+      if (cells.some((v) => v.trim() !== '')) out.push({ line: start, cells })
+      cells = []
+      cell = ''
+      line++
+      start = line
+    } else cell += c
+  }
+  cells.push(cell)
+  if (cells.some((v) => v.trim() !== '')) out.push({ line: start, cells })
+  return out
+}
+
+function fileRows (text: string): FileRow[] {
+  const [header, ...data] = records(text.replace(/^\uFEFF/, ''))
+  if (header === undefined) return []
+  const column: Partial<Record<'from' | 'town' | Fuel, number>> = {}
+  header.cells.forEach((name, index) => {
+    const field = HEADERS[name.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '')]
+    if (field !== undefined && column[field] === undefined) column[field] = index
+  })
+  const at = (cells: string[], field: 'from' | 'town' | Fuel): string => cells[column[field] ?? -1] ?? ''
+  return data.map(({ line, cells }) => ({
+    line,
+    town: at(cells, 'town').trim().replace(/\s+/g, ' '),
+    validFrom: isoDate(at(cells, 'from')),
+    prices: { super_petrol: Number(at(cells, 'super_petrol')), diesel: Number(at(cells, 'diesel')), kerosene: Number(at(cells, 'kerosene')) }
+  }))
+}
+
+/** The stored prices of the cycle starting `validFrom`, by town key, paged through /v1/prices. */
+async function storedCycle (validFrom: string): Promise<Map<string, Record<Fuel, number>>> {
+  const [year, month] = validFrom.split('-').map(Number) as [number, number]
+  const next = new Date(Date.UTC(year, month, 14)).toISOString().slice(0, 10) // the cycle's last day
+  const prices = new Map<string, Record<Fuel, number>>()
+  for (let offset = 0; ; offset += PAGE) {
+    const query = new URLSearchParams({ start_date: validFrom, end_date: next, limit: String(PAGE), offset: String(offset) })
+    const page = await call<Prices>('GET', `${PRICES}?${query.toString()}`, 'read')
+    for (const p of page) {
+      if (p.valid_from === validFrom) prices.set(townKey(p.town), { super_petrol: p.super_petrol, diesel: p.diesel, kerosene: p.kerosene })
+    }
+    if (page.length < PAGE) return prices
+  }
+}
+
+/** The previous cycle as it would stand after the upload: stored, then the file's own rows (D40). */
+async function previousPrices (cycle: DryRunCycle, rows: FileRow[]): Promise<Map<string, Record<Fuel, number>>> {
+  const previous = cycle.previous_valid_from
+  if (previous === null) return new Map()
+  const prices = await storedCycle(previous)
+  for (const row of rows) if (row.validFrom === previous) prices.set(townKey(row.town), row.prices)
+  return prices
+}
+
+// ---- Rendering ---------------------------------------------------------------------------
+
+function el<K extends keyof HTMLElementTagNameMap> (tag: K, text?: string, attrs: Record<string, string> = {}): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag)
+  if (text !== undefined) node.textContent = text
+  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value)
+  return node
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg'
+function svg (tag: string, attrs: Record<string, string | number> = {}, text?: string): SVGElement {
+  const node = document.createElementNS(SVG_NS, tag)
+  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, String(value))
+  if (text !== undefined) node.textContent = text
+  return node
+}
+
+const money = (x: number): string => x.toFixed(2)
+const signed = (x: number): string => (x > 0 ? '+' : x < 0 ? '−' : '±') + Math.abs(x).toFixed(2)
+
+function counts (review: DryRun): HTMLElement {
+  const list = el('dl', undefined, { class: 'counts' })
+  for (const [name, value] of [['Records', review.records_processed], ['Inserted', review.inserted], ['Updated', review.updated], ['Unchanged', review.unchanged]] as const) {
+    list.append(el('dt', name), el('dd', String(value), { 'data-count': name.toLowerCase() }))
+  }
+  return list
+}
+
+function townList (title: string, towns: string[], kind: string): HTMLElement {
+  const block = el('div', undefined, { 'data-towns': kind })
+  block.append(el('h4', `${title} (${towns.length})`))
+  if (towns.length === 0) {
+    block.append(el('p', 'None.', { class: 'hint' }))
+    return block
+  }
+  const list = el('ul', undefined, { class: 'towns' })
+  for (const town of towns) list.append(el('li', town))
+  block.append(list)
+  return block
+}
+
+interface Point { town: string, change: number, previous: number, price: number, warned: boolean }
+
+/**
+ * One fuel's strip: every town's change against the previous cycle on one axis, warned towns
+ * drawn larger in another colour and named, so a typo (2140.00 for 214.00) stands out.
+ */
+function strip (fuel: { fuel: Fuel, name: string }, points: Point[], unplotted: string[]): HTMLElement {
+  const figure = el('figure', undefined, { 'data-fuel': fuel.fuel })
+  const width = 720
+  const height = 96
+  const left = 16
+  const right = width - 16
+  const changes = points.map((p) => p.change)
+  const low = Math.min(0, ...changes)
+  const high = Math.max(0, ...changes)
+  const span = high - low === 0 ? 1 : high - low
+  const x = (v: number): number => left + (v - low) / span * (right - left)
+  const warned = points.filter((p) => p.warned)
+  const title = `${fuel.name}: change per town against the previous cycle`
+  const summary = points.length === 0
+    ? 'No town of this cycle has a price in the previous cycle.'
+    : `${points.length} towns, from ${signed(Math.min(...changes))} to ${signed(Math.max(...changes))} KSh` +
+      (warned.length === 0 ? '; no warnings.' : `; warned: ${warned.map((p) => `${p.town} ${money(p.previous)} → ${money(p.price)}`).join(', ')}.`)
+  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, width, height, class: 'strip', role: 'img', 'aria-label': `${title}. ${summary}` })
+  chart.append(svg('line', { class: 'axis', x1: left, x2: right, y1: 60, y2: 60 }))
+  chart.append(svg('line', { class: 'zero', x1: x(0), x2: x(0), y1: 8, y2: 66 }))
+  chart.append(svg('text', { x: left, y: 82 }, signed(low)), svg('text', { x: right, y: 82, 'text-anchor': 'end' }, signed(high)))
+  if (x(0) - left > 60 && right - x(0) > 60) chart.append(svg('text', { x: x(0), y: 82, 'text-anchor': 'middle' }, '0'))
+  // Ordinary towns first, warned ones on top; a small vertical spread keeps equal changes visible.
+  const ordered = [...points.filter((p) => !p.warned), ...warned]
+  ordered.forEach((p, i) => {
+    const dot = svg('circle', {
+      class: p.warned ? 'dot warned' : 'dot',
+      cx: x(p.change).toFixed(1),
+      cy: p.warned ? 30 : 44 + (i % 5) * 3,
+      r: p.warned ? 6 : 3.5,
+      'data-town': p.town,
+      'data-change': p.change.toFixed(2),
+      'data-warned': String(p.warned)
+    })
+    dot.append(svg('title', {}, `${p.town}: ${money(p.previous)} → ${money(p.price)} (${signed(p.change)})${p.warned ? ', warned' : ''}`))
+    chart.append(dot)
+    if (p.warned) chart.append(svg('text', { class: 'label', x: x(p.change).toFixed(1), y: 18, 'text-anchor': p.change > (low + high) / 2 ? 'end' : 'start' }, p.town))
+  })
+  figure.append(chart)
+  const caption = el('figcaption', `${title}. ${summary}`)
+  if (unplotted.length > 0) caption.append(` Not plotted (no price in the previous cycle): ${unplotted.join(', ')}.`)
+  figure.append(caption)
+  return figure
+}
+
+async function renderCycle (cycle: DryRunCycle, rows: FileRow[]): Promise<HTMLElement> {
+  const block = el('article', undefined, { 'data-cycle': cycle.valid_from })
+  block.append(el('h3', `Cycle ${cycle.valid_from} to ${cycle.valid_to}`))
+  block.append(el('p', cycle.previous_valid_from === null
+    ? 'Compared with: no earlier cycle (nothing is new or missing).'
+    : `Compared with: the cycle of ${cycle.previous_valid_from}.`, { 'data-compared': cycle.previous_valid_from ?? '' }))
+  block.append(townList('New towns', cycle.new_towns, 'new'), townList('Missing towns', cycle.missing_towns, 'missing'))
+
+  const previous = await previousPrices(cycle, rows)
+  const byLine = new Map(rows.map((r) => [r.line, r]))
+  const mine = rows.filter((r) => r.validFrom === cycle.valid_from)
+
+  block.append(el('h4', `Warnings (${cycle.warnings.length + cycle.warnings_not_listed})`))
+  if (cycle.warnings.length === 0) {
+    block.append(el('p', 'None: no price moved or stands out beyond the warning share.', { class: 'hint' }))
+  } else {
+    const table = el('table', undefined, { 'data-warnings': cycle.valid_from })
+    const head = el('tr')
+    for (const name of ['Line', 'Town', 'Fuel', 'Old price', 'New price', 'Warning']) head.append(el('th', name, { scope: 'col' }))
+    table.append(el('thead'), el('tbody'))
+    table.tHead?.append(head)
+    for (const w of cycle.warnings) {
+      const fuel = FUELS.find((f) => f.fuel === w.fuel)?.name ?? w.fuel
+      const old = previous.get(townKey(w.town))?.[w.fuel]
+      const price = byLine.get(w.line)?.prices[w.fuel]
+      const row = el('tr', undefined, { 'data-town': w.town, 'data-fuel': w.fuel })
+      row.append(el('td', String(w.line), { class: 'num' }), el('td', w.town), el('td', fuel),
+        el('td', old === undefined ? '—' : money(old), { class: 'num' }), el('td', price === undefined ? '—' : money(price), { class: 'num' }),
+        el('td', w.detail))
+      table.tBodies[0]?.append(row)
+    }
+    block.append(table)
+    if (cycle.warnings_not_listed > 0) block.append(el('p', `${cycle.warnings_not_listed} more warnings are not listed.`, { class: 'hint' }))
+  }
+
+  const warned = new Set(cycle.warnings.map((w) => `${townKey(w.town)}|${w.fuel}`))
+  for (const fuel of FUELS) {
+    const points: Point[] = []
+    const unplotted: string[] = []
+    for (const row of mine) {
+      const before = previous.get(townKey(row.town))?.[fuel.fuel]
+      const isWarned = warned.has(`${townKey(row.town)}|${fuel.fuel}`)
+      if (before === undefined) {
+        if (isWarned) unplotted.push(row.town)
+        continue
+      }
+      const price = row.prices[fuel.fuel]
+      points.push({ town: row.town, previous: before, price, change: Math.round((price - before) * 100) / 100, warned: isWarned })
+    }
+    block.append(strip(fuel, points, unplotted))
+  }
+  return block
+}
+
+// ---- The flow ----------------------------------------------------------------------------
+
+async function review (): Promise<void> {
+  const file = chosen
+  if (file === undefined) return
+  ui.review.disabled = true
+  ui.publish.disabled = true
+  ui.reviewSection.hidden = true
+  ui.resultSection.hidden = true
+  say(`Checking ${file.name} (dry run: nothing is written)…`)
+  try {
+    const result = await call<DryRun>('POST', DRY_RUN, 'review', form(file))
+    const rows = fileRows(await file.text())
+    const parts: HTMLElement[] = [el('p', `${file.name}: what publishing it would do.`), counts(result)]
+    for (const cycle of result.cycles) parts.push(await renderCycle(cycle, rows))
+    ui.reviewOut.replaceChildren(...parts)
+    ui.reviewSection.hidden = false
+    ui.publish.disabled = false
+    const warnings = result.cycles.reduce((n, c) => n + c.warnings.length + c.warnings_not_listed, 0)
+    say(`Reviewed ${file.name}: ${result.records_processed} records in ${result.cycles.length} cycle(s), ${warnings} warning(s). Nothing is published yet.`, 'done')
+  } catch (err) {
+    say(err instanceof Refused ? err.message : `The review failed: ${String(err)}`, 'error')
+  } finally {
+    ui.review.disabled = false
+  }
+}
+
+async function publish (): Promise<void> {
+  const file = chosen
+  if (file === undefined) return
+  ui.publish.disabled = true
+  say(`Publishing ${file.name}…`)
+  try {
+    const result = await call<Ingested>('POST', INGEST, 'publish', form(file))
+    const published = [...ui.reviewOut.querySelectorAll<HTMLElement>('[data-cycle]')].map((node) => node.dataset.cycle ?? '')
+    const list = el('dl', undefined, { class: 'counts' })
+    for (const [name, value] of [['Records processed', result.records_processed], ['Inserted', result.inserted], ['Updated', result.updated], ['Unchanged', result.unchanged]] as const) {
+      list.append(el('dt', name), el('dd', String(value), { 'data-count': name.split(' ')[0]!.toLowerCase() }))
+    }
+    const links = el('p', 'Published: ')
+    published.forEach((validFrom, i) => {
+      if (i > 0) links.append(', ')
+      links.append(el('a', `the cycle of ${validFrom}`, { href: cyclePath(validFrom), 'data-published': validFrom }))
+    })
+    ui.resultOut.replaceChildren(el('p', `At ${result.timestamp}.`), list, links)
+    ui.resultSection.hidden = false
+    ui.reviewSection.hidden = true
+    say(`Published ${file.name}: ${result.records_processed} records (${result.inserted} inserted, ${result.updated} updated, ${result.unchanged} unchanged).`, 'done')
+    await listCycles()
+  } catch (err) {
+    ui.publish.disabled = false
+    say(err instanceof Refused ? err.message : `Publishing failed: ${String(err)}`, 'error')
+  }
+}
+
+async function listCycles (): Promise<void> {
+  const body = ui.cycles.tBodies[0]
+  if (body === undefined) return
+  try {
+    const cycles = await call<Cycles>('GET', `${CYCLES}?limit=12`, 'read')
+    body.replaceChildren(...cycles.map((cycle) => {
+      const row = el('tr', undefined, { 'data-cycle': cycle.valid_from })
+      const link = el('a', `${cycle.valid_from} to ${cycle.valid_to}`, { href: cyclePath(cycle.valid_from) })
+      const cell = el('td')
+      cell.append(link)
+      const withdraw = el('button', 'Withdraw', { type: 'button', 'aria-label': `Withdraw the cycle of ${cycle.valid_from}` })
+      withdraw.addEventListener('click', () => confirmWithdraw(cycle.valid_from, cycle.valid_to, cycle.towns, withdraw))
+      const action = el('td')
+      action.append(withdraw)
+      row.append(cell, el('td', String(cycle.towns), { class: 'num' }), el('td', cycle.published_at ?? 'before it was recorded'), action)
+      return row
+    }))
+    if (cycles.length === 0) {
+      const empty = el('tr')
+      empty.append(el('td', 'No cycle is stored yet.', { colspan: '4' }))
+      body.replaceChildren(empty)
+    }
+  } catch (err) {
+    say(err instanceof Refused ? err.message : `Could not list the cycles: ${String(err)}`, 'error')
+  }
+}
+
+let pending: { validFrom: string, opener: HTMLButtonElement } | undefined
+
+function confirmWithdraw (validFrom: string, validTo: string, towns: number, opener: HTMLButtonElement): void {
+  pending = { validFrom, opener }
+  ui.confirmText.textContent = `Withdraw the cycle ${validFrom} to ${validTo}? Its ${towns} records (one per town) will be removed ` +
+    'from the API at once. This cannot be undone: upload its file again to restore it.'
+  ui.confirm.showModal()
+  ui.confirmCancel.focus() // the safe choice has the focus
+}
+
+async function withdraw (): Promise<void> {
+  const target = pending
+  ui.confirm.close()
+  if (target === undefined) return
+  say(`Withdrawing the cycle of ${target.validFrom}…`)
+  try {
+    const result = await call<Withdrawn>('DELETE', cyclePath(target.validFrom), 'withdraw')
+    say(`Withdrew the cycle ${result.valid_from} to ${result.valid_to}: ${result.rows_removed} records removed.`, 'done')
+    await listCycles()
+    ui.refresh.focus()
+  } catch (err) {
+    say(err instanceof Refused ? err.message : `Withdrawing failed: ${String(err)}`, 'error')
+    target.opener.focus()
+  }
+}
+
+function choose (file: File | undefined): void {
+  chosen = file
+  ui.review.disabled = file === undefined
+  if (file !== undefined) void review()
+}
+
+ui.file.addEventListener('change', () => choose(ui.file.files?.[0]))
+ui.review.addEventListener('click', () => { void review() })
+ui.publish.addEventListener('click', () => { void publish() })
+ui.refresh.addEventListener('click', () => { void listCycles() })
+ui.confirmOk.addEventListener('click', () => { void withdraw() })
+ui.confirmCancel.addEventListener('click', () => {
+  ui.confirm.close()
+  pending?.opener.focus()
+  say('Nothing was withdrawn.')
+})
+for (const type of ['dragenter', 'dragover'] as const) {
+  ui.drop.addEventListener(type, (event) => { event.preventDefault(); ui.drop.classList.add('over') })
+}
+ui.drop.addEventListener('dragleave', () => ui.drop.classList.remove('over'))
+ui.drop.addEventListener('drop', (event) => {
+  event.preventDefault()
+  ui.drop.classList.remove('over')
+  choose(event.dataTransfer?.files[0])
+})
+// A file dropped beside the zone must not make the browser navigate away (and lose the token).
+window.addEventListener('dragover', (event) => event.preventDefault())
+window.addEventListener('drop', (event) => event.preventDefault())
+
+void listCycles()

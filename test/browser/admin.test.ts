@@ -1,0 +1,190 @@
+import { copyFile, mkdtemp, rm } from 'node:fs/promises'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import t, { type Test } from 'tap'
+import { buildAdminPage } from '../../scripts/build-admin-page.js'
+import { ADMIN_HEADERS } from '../../src/admin/admin-page.js'
+import { HEADER, TOKEN, csv, storedRows } from '../fixtures/ingest.js'
+import { build } from '../helper.js'
+import { seedFixture } from '../routes/_fixtures.js'
+import { CHROMIUM_PATH, needs } from '../services.js'
+
+/**
+ * D55 in a real browser: Debian's Chromium driven by playwright-core (never a downloaded
+ * browser). The page is built as `npm run build` builds it, then an admin reviews a file with a
+ * warning and a new town, publishes it, withdraws a cycle, and meets the service's refusals.
+ * UPDATE_SCREENSHOT=1 also writes the review's screenshot to docs/admin-review.png.
+ */
+
+// The fixture's latest cycle is 2026-10-15, Nairobi's super at 181.05; November's file types
+// 1810.50 for it (a warning) and brings a sixth town (Kisumu).
+const NOVEMBER = csv(
+  HEADER,
+  '15-11-2026,14-12-2026,Nairobi,1810.50,171.50,152.00',
+  '15-11-2026,14-12-2026,Mombasa,181.40,171.60,152.00',
+  '15-11-2026,14-12-2026,Elburgon,181.20,171.70,152.00',
+  '15-11-2026,14-12-2026,El Wak,181.60,171.80,152.00',
+  "15-11-2026,14-12-2026,Moi's Bridge,181.70,171.90,152.00",
+  '15-11-2026,14-12-2026,Kisumu,181.10,171.20,152.00'
+)
+
+const MALFORMED = csv(
+  HEADER,
+  '15-11-2026,14-12-2026,Nairobi,181.50,171.50,152.00',
+  '15-11-2026,14-12-2026,,181.40,171.60,152.00'
+)
+const MALFORMED_DETAIL = 'Missing value for Town on line 3'
+
+const shouldRun = await needs('chromium')
+
+let browser: Browser | undefined
+let base = ''
+
+/** One built page and one browser for the file; a fresh context (no shared state) per test. */
+async function setUp (): Promise<void> {
+  await buildAdminPage()
+  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox', '--disable-gpu'] })
+  t.teardown(async () => { await browser?.close() })
+}
+
+async function service (t: Test): Promise<FastifyInstance> {
+  await seedFixture()
+  const app = await build(t, { config: { ingestToken: TOKEN } })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+  return app
+}
+
+/** The admin page, open, with every CSP violation or script error failing the test. */
+async function openPage (t: Test): Promise<Page> {
+  const context = await browser!.newContext({ viewport: { width: 1100, height: 900 } })
+  t.teardown(async () => { await context.close() })
+  const page = await context.newPage()
+  page.on('console', (message) => {
+    // A refused request is logged by Chromium itself; a CSP violation or a script error is a failure.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) t.fail(`console error: ${message.text()}`)
+  })
+  page.on('pageerror', (error) => t.fail(`page error: ${error.message}`))
+  const response = await page.goto(`${base}/admin`)
+  t.equal(response?.status(), 200)
+  await page.locator('#cycles tbody tr[data-cycle]').first().waitFor()
+  return page
+}
+
+async function choose (page: Page, name: string, text: string, token: string): Promise<void> {
+  await page.getByLabel('Ingest token').fill(token)
+  await page.getByLabel('Choose a CSV file').setInputFiles({ name, mimeType: 'text/csv', buffer: Buffer.from(text) })
+}
+
+const statusText = async (page: Page, expected: RegExp): Promise<string> => {
+  const status = page.locator('#status')
+  await status.filter({ hasText: expected }).waitFor({ timeout: 20_000 })
+  return await status.innerText()
+}
+
+const latest = async (): Promise<Array<{ town: string, valid_from: string, super_petrol: number }>> =>
+  await (await fetch(`${base}/v1/prices/latest`)).json() as Array<{ town: string, valid_from: string, super_petrol: number }>
+
+t.test('the admin page in Chromium', shouldRun, async (t) => {
+  await setUp()
+
+  t.test('GET /admin and its assets: the strict headers, one script and one stylesheet from this origin', async (t) => {
+    await service(t)
+    for (const path of ['/admin', '/admin/admin.js', '/admin/admin.css']) {
+      const res = await fetch(`${base}${path}`)
+      t.equal(res.status, 200, path)
+      for (const [name, value] of Object.entries(ADMIN_HEADERS)) t.equal(res.headers.get(name), value, `${path} ${name}`)
+    }
+    t.match((await fetch(`${base}/admin/admin.js`)).headers.get('content-type'), /^text\/javascript|^application\/javascript/)
+    const html = await (await fetch(`${base}/admin`)).text()
+    t.notMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script')
+    t.notMatch(html, /\sstyle=/, 'no inline style')
+  })
+
+  t.test('review a file with a warning and a new town, publish it, see it over HTTP, withdraw it', async (t) => {
+    await service(t)
+    const page = await openPage(t)
+    await choose(page, 'november.csv', NOVEMBER, TOKEN)
+    t.match(await statusText(page, /^Reviewed/), 'Reviewed november.csv: 6 records in 1 cycle(s), 2 warning(s). Nothing is published yet.')
+
+    const review = page.locator('#review-out')
+    t.equal(await review.locator('[data-count="records"]').innerText(), '6')
+    t.equal(await review.locator('[data-count="inserted"]').innerText(), '6')
+    const cycle = review.locator('article[data-cycle="2026-11-15"]')
+    t.match(await cycle.locator('h3').innerText(), 'Cycle 2026-11-15 to 2026-12-14')
+    t.equal(await cycle.locator('[data-compared]').getAttribute('data-compared'), '2026-10-15')
+    t.strictSame(await cycle.locator('[data-towns="new"] li').allInnerTexts(), ['Kisumu'])
+    t.strictSame(await cycle.locator('[data-towns="missing"] li').allInnerTexts(), [])
+    // Nairobi's super both moved and stands out from the other towns: two warnings, one price.
+    const warnings = cycle.locator('table[data-warnings] tbody tr')
+    t.equal(await warnings.count(), 2)
+    for (const row of await warnings.all()) {
+      t.strictSame((await row.locator('td').allInnerTexts()).slice(0, 5), ['2', 'Nairobi', 'Super (PMS)', '181.05', '1810.50'])
+    }
+    t.match(await warnings.first().locator('td').last().innerText(), /Nairobi on line 2 moves .* from 181\.05 to 1810\.50/)
+
+    // The chart: Nairobi's super marked; the four other towns of both cycles plotted, unmarked.
+    const superChart = cycle.locator('figure[data-fuel="super_petrol"] svg')
+    t.equal(await superChart.locator('circle[data-warned="true"]').count(), 1)
+    t.equal(await superChart.locator('circle[data-warned="true"]').getAttribute('data-town'), 'Nairobi')
+    t.equal(await superChart.locator('circle[data-warned="true"]').getAttribute('data-change'), '1629.45')
+    t.equal(await superChart.locator('circle[data-warned="false"]').count(), 4, 'Kisumu is new: nothing to compare')
+    t.equal(await cycle.locator('figure[data-fuel="diesel"] circle[data-warned="true"]').count(), 0)
+    t.match(await superChart.getAttribute('aria-label'), 'warned: Nairobi 181.05 → 1810.50')
+
+    const dir = await mkdtemp(join(tmpdir(), 'admin-shot-'))
+    t.teardown(() => rm(dir, { recursive: true, force: true }))
+    const shot = join(dir, 'admin-review.png')
+    await page.locator('main').screenshot({ path: shot })
+    if (process.env.UPDATE_SCREENSHOT === '1') await copyFile(shot, new URL('../../docs/admin-review.png', import.meta.url))
+
+    await page.getByRole('button', { name: 'Publish' }).click()
+    t.match(await statusText(page, /^Published/), 'Published november.csv: 6 records (6 inserted, 0 updated, 0 unchanged).')
+    t.equal(await page.locator('#result-out a[data-published]').getAttribute('href'), '/v1/cycles/2026-11-15')
+    const rows = await latest()
+    t.equal(rows.length, 6)
+    t.ok(rows.every((r) => r.valid_from === '2026-11-15'))
+    t.equal(rows.find((r) => r.town === 'Nairobi')?.super_petrol, 1810.5)
+    t.ok(rows.some((r) => r.town === 'Kisumu'))
+    t.equal((await (await fetch(`${base}/v1/cycles/2026-11-15`)).json() as { towns: number }).towns, 6, 'the link answers')
+
+    // Withdraw it with the keyboard alone: the confirmation names the cycle and its row count.
+    await page.locator('#cycles tbody tr[data-cycle="2026-11-15"]').waitFor()
+    await page.getByRole('button', { name: 'Withdraw the cycle of 2026-11-15' }).focus()
+    await page.keyboard.press('Enter')
+    const dialog = page.locator('#confirm')
+    t.match(await dialog.locator('#confirm-text').innerText(), 'Withdraw the cycle 2026-11-15 to 2026-12-14? Its 6 records')
+    t.equal(await page.evaluate('document.activeElement?.id'), 'confirm-cancel', 'the safe choice has the focus')
+    await page.keyboard.press('Tab')
+    await page.keyboard.press('Enter')
+    t.match(await statusText(page, /^Withdrew/), 'Withdrew the cycle 2026-11-15 to 2026-12-14: 6 records removed.')
+    t.ok((await latest()).every((r) => r.valid_from === '2026-10-15'), 'latest is October again')
+    await page.locator('#cycles tbody tr[data-cycle="2026-11-15"]').waitFor({ state: 'detached' })
+  })
+
+  t.test('a malformed file shows the service\'s 400 line, and nothing is written', async (t) => {
+    await service(t)
+    const before = await storedRows()
+    const page = await openPage(t)
+    await choose(page, 'broken.csv', MALFORMED, TOKEN)
+    const status = await statusText(page, /refused/)
+    t.equal(status, `The file was refused, nothing was written: ${MALFORMED_DETAIL}`)
+    t.ok(await page.locator('#review-section').isHidden(), 'no review, no Publish')
+    t.strictSame(await storedRows(), before)
+  })
+
+  t.test('a wrong token is shown as a token problem, and nothing is written', async (t) => {
+    await service(t)
+    const before = await storedRows()
+    const page = await openPage(t)
+    await choose(page, 'november.csv', NOVEMBER, 'not-the-token')
+    t.match(await statusText(page, /^Token problem/), 'Token problem: the service did not accept the ingest token (Invalid authorization token for ingestion endpoint.)')
+    t.ok(await page.locator('#review-section').isHidden())
+    // The token stays in page memory only.
+    t.strictSame(await page.evaluate("[localStorage.length, sessionStorage.length, document.cookie, location.href.includes('not-the-token')]"), [0, 0, '', false])
+    t.strictSame(await storedRows(), before)
+  })
+})
