@@ -5,7 +5,7 @@ import fp from 'fastify-plugin'
 import { Registry } from 'prom-client'
 import { buildApp, servicePlugins, type ServicePlugin } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
-import { sampleCsv } from './ingest.js'
+import { sampleCsv } from './ingest-write.js'
 
 /**
  * One variant of the ablation (bench/ablation.ts): the service with the named plugins swapped
