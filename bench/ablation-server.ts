@@ -8,7 +8,7 @@ import { loadConfig } from '../src/config.js'
 import corsPlugin from '../src/cors/index.js'
 import rateLimitPlugin from '../src/rate-limit/index.js'
 import { MemorySlidingWindowStore } from '../src/rate-limit/memory-store.js'
-import { sampleCsv } from './ingest.js'
+import { sampleCsv } from './ingest-write.js'
 
 /**
  * One variant of the ablation (bench/ablation.ts): the service with the named plugins swapped

@@ -1,4 +1,4 @@
-import { upload } from './ingest.js'
+import { upload } from './ingest-write.js'
 import { memory, resetPeak, type Service } from './processes.js'
 import { load, MIXED, unexpected, type LoadSettings } from './reads.js'
 import type { LoadResult } from './protocol.js'

@@ -1,7 +1,7 @@
 import { connect } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type postgres from 'postgres'
-import { sampleCsv, upload, type UploadResult } from './ingest.js'
+import { sampleCsv, upload, type UploadResult } from './ingest-write.js'
 import { memory, rawGet, resetPeak, runnerAddress, startService, stop, type Service } from './processes.js'
 import type { LoadResult } from './protocol.js'
 import { load, MIXED, unexpected, type LoadSettings } from './reads.js'

@@ -4,8 +4,9 @@ import { join } from 'node:path'
 import { openDatabase } from '../src/db/client.js'
 import { migrateDatabase } from '../src/db/migrate.js'
 import { ablation } from './ablation.js'
+import { benchCsvReader, csvReaderRow } from './csv-reader.js'
 import { createBenchDatabase, type BenchDatabase } from './database.js'
-import { benchIngest, benchIngestPglite, sampleCsv, type IngestTiming } from './ingest.js'
+import { benchIngest, benchIngestPglite, sampleCsv, type IngestTiming } from './ingest-write.js'
 import { soak, soakRows } from './memory.js'
 import { memory, ROOT, startService, stop, stopAll, type Storage } from './processes.js'
 import { coldPages, httpScenarios, type LoadSettings } from './reads.js'
@@ -47,7 +48,7 @@ const settings: LoadSettings = {
 
 const LEGEND = '**ratio req/s** = service req/s ÷ ceiling req/s; **ratio CPU/req** = ceiling CPU time per request ÷ service CPU time per request ' +
   '(utime + stime of /proc/<pid>/stat over the run ÷ requests; the service\'s PostgreSQL backends count as the service\'s); for both, 1 = as fast or as ' +
-  'cheap as the ceiling and a `≥` target applies to both. Ingest rows: service time ÷ COPY time; RSS rows: RSS ÷ limit (lower is better).'
+  'cheap as the ceiling and a `≥` target applies to both. Ingest rows: service time ÷ COPY time; CSV reader: its rows/s ÷ papaparse\'s alone; RSS rows: RSS ÷ limit (lower is better).'
 
 const log = (message: string): void => { process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`) }
 
@@ -143,8 +144,10 @@ async function singleService (bench: BenchDatabase): Promise<{ notes: string, ta
     await migrateDatabase(pg, bench.url)
     await pg.close()
   }
+  // In process, before any service runs: nothing else of the bench competes for the cores.
+  log('CSV reader: the 20,038-row file, against papaparse alone')
+  const rows: TableRow[] = [csvReaderRow(benchCsvReader(quick ? 3 : undefined))]
   const service = await startService('service', storage)
-  const rows: TableRow[] = []
   let sql = ''
   let afterIngest
   try {
@@ -179,6 +182,7 @@ async function singleService (bench: BenchDatabase): Promise<{ notes: string, ta
   const notes = [
     'Ceilings: HTTP rows → a bare node:http server (bench/ceiling-http.ts) sending the bytes and headers the service sent for the same request (all but Date and the connection headers); ' +
     `cold /v1/prices pages → pgbench running the service's own SQL (captured from src/db/prices.ts through Drizzle's logger, its answer checked equal to the service's)${pglite ? ' on PostgreSQL holding the same rows' : ''}; ` +
+    'CSV reader → papaparse alone on the same text with the reader\'s options, no validation (in process, alternating, the fastest of each); ' +
     `ingest → COPY of the same CSV bytes into \`CREATE TABLE … (LIKE fuel_prices INCLUDING ALL)\`${pglite ? ' on PostgreSQL' : ` (${repeat} uploads alternating with ${repeat} COPYs; the fastest of each)`}.`,
     ...(sql === '' ? [] : ['pgbench script:\n\n```sql\n' + sql + '```'])
   ]

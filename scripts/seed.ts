@@ -15,15 +15,16 @@ import { migrateDatabase } from '../src/db/migrate.js'
 import { DataDirInUseError } from '../src/db/data-dir-lock.js'
 import { cycleOf, todayInKenya } from '../src/domain/cycle.js'
 import { cycleCsvBatches } from '../src/ingest/csv.js'
-import { ingestBatches, type IngestOutcome } from '../src/db/ingest.js'
-import { defaultUrl, ingestUrl } from './ingest.js'
+import type { IngestOutcome } from '../src/ingest/review.js'
+import { writeBatches } from '../src/ingest/write.js'
+import { defaultUrl, ingestUrl } from './ingest-cli.js'
 import { loadSampleTowns, sampleCycles } from './sample/generate.js'
 
 export const SEED_CYCLES = 13
 
 /** The sample cycles ending with the one active on `today`, ingested as one upload would be. */
 export async function seedSampleData (database: Database, today = todayInKenya()): Promise<IngestOutcome> {
-  return await ingestBatches(database, cycleCsvBatches(sampleText(today)))
+  return await writeBatches(database, cycleCsvBatches(sampleText(today)))
 }
 
 function sampleText (today: string): string {

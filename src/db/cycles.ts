@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { pricesChangedChannel } from './channels.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
-import { INGEST_LOCK_KEY } from './ingest.js'
+import { INGEST_LOCK_KEY } from '../ingest/write.js'
 
 /**
  * Reads about whole cycles: their statistics (/v1/cycles), each town's change since the cycle

@@ -3,7 +3,8 @@ import type { FuelPrice } from '../generated/openapi.js'
 import type { PriceRow } from '../ingest/csv.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
 import type { CycleReview } from '../ingest/plausibility.js'
-import { ingestBatches, reviewRows, type IngestOptions, type IngestOutcome } from './ingest.js'
+import { countRows, reviewRows, type IngestOutcome } from '../ingest/review.js'
+import { writeBatches, type WriteOptions } from '../ingest/write.js'
 import { fuelPrices } from './schema.js'
 
 export interface PriceFilter {
@@ -145,11 +146,16 @@ export class PricesRepository {
   }
 
   /**
-   * Spec 4.5 rule 6, D14: validated rows upserted in one transaction (see db/ingest.ts), batch by
-   * batch as they are read (D46; `[rows]` when all are at hand).
+   * Spec 4.5 rule 6, D14: validated rows upserted in one transaction (see ingest/write.ts), batch
+   * by batch as they are read (D46; `[rows]` when all are at hand).
    */
-  async ingest (batches: Iterable<readonly PriceRow[]>, options?: IngestOptions): Promise<IngestOutcome> {
-    return await ingestBatches(this.database, batches, options)
+  async ingest (batches: Iterable<readonly PriceRow[]>, options?: WriteOptions): Promise<IngestOutcome> {
+    return await writeBatches(this.database, batches, options)
+  }
+
+  /** D40: what `ingest` would report for the rows, with nothing written (the dry run). */
+  async count (rows: readonly PriceRow[]): Promise<IngestOutcome> {
+    return await countRows(this.database, rows)
   }
 
   /** D40: the dry run's review of a file's cycles against the cycles before them. */

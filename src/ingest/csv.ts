@@ -24,6 +24,8 @@ export interface PriceRow {
 
 type Field = 'validFrom' | 'validTo' | 'town' | 'superPetrol' | 'diesel' | 'kerosene'
 
+type Kind = 'date' | 'town' | 'price'
+
 /** Field → index of its column in the file. */
 type ColumnMap = Record<Field, number>
 
@@ -32,7 +34,7 @@ type DateFormat = 'DD-MM-YYYY' | 'YYYY-MM-DD'
 type Six = [string, string, string, string, string, string]
 
 /** D6: the canonical column order, with the names used in messages. */
-const FIELDS: ReadonlyArray<{ field: Field, display: string, kind: 'date' | 'town' | 'price' }> = ([
+const FIELDS: ReadonlyArray<{ field: Field, display: string, kind: Kind }> = ([
   { field: 'validFrom', kind: 'date' },
   { field: 'validTo', kind: 'date' },
   { field: 'town', kind: 'town' },
@@ -227,101 +229,120 @@ export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS, windo
   if (total === 0) throw new IngestRejected(NO_ROWS)
 }
 
+/** One column as the row reader walks it: a FIELDS entry placed in one file. */
+interface Column {
+  field: Field
+  /** The name used in messages. */
+  display: string
+  kind: Kind
+  /** Its index in the file's cells. */
+  index: number
+  /** Its position in FIELDS (D6), i.e. where its value goes in the row. */
+  slot: number
+  /** D6: a blank cell is a missing value; a blank price is an invalid price instead (D5). */
+  blankIsMissing: boolean
+  /** The cell → its stored value, or an `IngestRejected` naming the cell. */
+  read: (cell: string, line: number) => string
+}
+
 /**
  * Validates data rows against one file's header. Keeps per-file state: the date format (D7), the
  * rows seen (D9), and caches of cells already checked, since dates and towns repeat on every
  * cycle of a file (all lookups O(1), so the whole file is linear).
  */
-function rowReader (columns: ColumnMap, window: CycleWindow | undefined): (cells: readonly string[], line: number) => PriceRow {
-  const specs = FIELDS.map((spec, slot) => ({ ...spec, slot, column: columns[spec.field] }))
-  // D7/D10: cells are checked in the file's column order.
-  const byPosition = [...specs].sort((a, b) => a.column - b.column)
-  const values = ['', '', '', '', '', ''] // by slot, in FIELDS order
+function rowReader (map: ColumnMap, window: CycleWindow | undefined): (cells: readonly string[], line: number) => PriceRow {
   let format: DateFormat | undefined
-  // Caches of cells already checked: raw cell → value (and the file's last one, since rows of a
-  // cycle usually follow each other, each date column keeps its own). Towns and cycles also get small dense ids, so that D9's
+  // Caches of cells already checked. Towns and cycles also get small dense ids, so that D9's
   // check is two array lookups instead of hashing a pair of strings per row.
   const dates = new Map<string, string>() // raw cell → YYYY-MM-DD
   const towns = new Map<string, Town>() // raw cell → D4 name and its id
   const townIds = new Map<string, number>() // D4 name → id (several raw spellings share one)
   const cycles = new Map<string, { validTo: string, lines: number[] }>() // valid_from → D8 ok'd valid_to, D9 line by town id
-  const lastDateCell = ['', '', '', '', '', ''] // by slot: the previous row's cell…
-  const lastDate = ['', '', '', '', '', ''] // …and its value
+  let townId = 0 // the id of the current row's town
 
-  // Plain arrays and index loops: this runs for every row of files of 100,000 rows (issue 12).
-  const canonical = specs.map((spec) => spec.column)
-  const canonicalKind = specs.map((spec) => spec.kind)
-  const ordered = byPosition.map((spec) => spec.column)
-  const orderedKind = byPosition.map((spec) => spec.kind)
-  const orderedSlot = byPosition.map((spec) => spec.slot)
-  let townId = 0
-  let townSlot = 0 // the id of the current row's town
+  const readTown = (cell: string, line: number): string => {
+    let town = towns.get(cell)
+    if (town === undefined) {
+      const name = townFromCell(cell, line) // D4, D30
+      let id = townIds.get(name)
+      if (id === undefined) townIds.set(name, id = townIds.size)
+      towns.set(cell, town = { name, id })
+    }
+    townId = town.id
+    return town.name
+  }
+  // Each date column remembers its last cell too: the rows of a cycle usually follow each other.
+  const dateReader = (): Column['read'] => {
+    let lastCell = ''
+    let lastDate = ''
+    return (cell) => {
+      if (cell === lastCell) return lastDate
+      let date = dates.get(cell)
+      if (date === undefined) {
+        format ??= detectDateFormat(cell) // D7: the first date cell fixes the format
+        dates.set(cell, date = parseDateCell(cell, format))
+      }
+      lastCell = cell
+      return lastDate = date
+    }
+  }
+
+  // D7/D10: cells are checked in the file's column order. One array of plain objects of one
+  // shape, walked by index: this runs for every row of files of 100,000 rows.
+  const columns: Column[] = FIELDS
+    .map(({ field, display, kind }, slot) => ({ field, display, kind, index: map[field], slot, blankIsMissing: kind !== 'price', read: kind === 'date' ? dateReader() : kind === 'town' ? readTown : parsePriceCell }))
+    .sort((a, b) => a.index - b.index)
+  const values = ['', '', '', '', '', ''] // by slot, in FIELDS order
 
   return (cells, line) => {
     // D10, within one row: (1) D6, the first missing cell in canonical order; (2) D7/D5/D30, cells
     // left to right in the file's column order; (3) D8, the cycle; (4) D9, the duplicate.
     for (let i = 0; i < 6; i++) {
-      const cell = cells[canonical[i] as number]
-      if (cell === undefined || (canonicalKind[i] !== 'price' && isBlankCell(cell))) {
-        throw new IngestRejected(`Missing value for ${(specs[i] as { display: string }).display} on line ${line}`)
-      }
+      const column = columns[i] as Column
+      if (isMissing(column, cells)) throw missingValue(columns, cells, line)
     }
     for (let i = 0; i < 6; i++) {
-      const cell = cells[ordered[i] as number] as string
-      const kind = orderedKind[i]
-      const slot = orderedSlot[i] as number
-      if (kind === 'price') {
-        values[slot] = parsePriceCell(cell)
-      } else if (kind === 'town') {
-        let town = towns.get(cell)
-        if (town === undefined) {
-          const name = townFromCell(cell, line) // D4, D30
-          let id = townIds.get(name)
-          if (id === undefined) townIds.set(name, id = townId++)
-          towns.set(cell, town = { name, id })
-        }
-        values[slot] = town.name
-        townSlot = town.id
-      } else if (cell === lastDateCell[slot]) {
-        values[slot] = lastDate[slot] as string
-      } else {
-        let date = dates.get(cell)
-        if (date === undefined) {
-          format ??= detectDateFormat(cell) // D7: the first date cell fixes the format
-          dates.set(cell, date = parseDateCell(cell, format))
-        }
-        values[slot] = lastDate[slot] = date
-        lastDateCell[slot] = cell
-      }
+      const column = columns[i] as Column
+      values[column.slot] = column.read(cells[column.index] as string, line)
     }
     const [validFrom, validTo, town, superPetrol, diesel, kerosene] = values as Six
 
     let cycle = cycles.get(validFrom)
     if (cycle?.validTo !== validTo) {
-      if (!isCycle(validFrom, validTo)) {
-        const from = cells[columns.validFrom] as string
-        const to = cells[columns.validTo] as string
-        throw new IngestRejected(`Invalid pricing cycle on line ${line}: From ${from} To ${to}`)
-      }
+      if (!isCycle(validFrom, validTo)) throw invalidCycle(cells, map, line, '')
       if (window !== undefined && (validFrom < window.earliest || validFrom > window.latest)) {
-        const from = cells[columns.validFrom] as string
-        const to = cells[columns.validTo] as string
-        throw new IngestRejected(`Invalid pricing cycle on line ${line}: From ${from} To ${to} (a cycle starts from ${window.earliest} to ${window.latest})`)
+        throw invalidCycle(cells, map, line, ` (a cycle starts from ${window.earliest} to ${window.latest})`)
       }
       // isCycle derives valid_to from valid_from: a cycle met before had this same valid_to.
       cycles.set(validFrom, cycle = { validTo, lines: [] })
     }
 
-    const earlier = cycle.lines[townSlot]
+    const earlier = cycle.lines[townId]
     if (earlier !== undefined) {
       throw new IngestRejected(`Duplicate row for ${town} from ${validFrom} on lines ${earlier} and ${line}`)
     }
-    cycle.lines[townSlot] = line
+    cycle.lines[townId] = line
     return { line, town, validFrom, validTo, superPetrol, diesel, kerosene }
   }
 }
 
 interface Town { name: string, id: number }
+
+function isMissing (column: Column, cells: readonly string[]): boolean {
+  const cell = cells[column.index]
+  return cell === undefined || (column.blankIsMissing && isBlankCell(cell))
+}
+
+/** D8's refusal, quoting the row's dates as written; `why` names the window when that is the reason. */
+function invalidCycle (cells: readonly string[], map: ColumnMap, line: number, why: string): IngestRejected {
+  return new IngestRejected(`Invalid pricing cycle on line ${line}: From ${cells[map.validFrom] as string} To ${cells[map.validTo] as string}${why}`)
+}
+
+/** D6: of a row's missing cells, the one named first in canonical order. */
+function missingValue (columns: readonly Column[], cells: readonly string[], line: number): IngestRejected {
+  const first = columns.filter((column) => isMissing(column, cells)).sort((a, b) => a.slot - b.slot)[0] as Column
+  return new IngestRejected(`Missing value for ${first.display} on line ${line}`)
+}
 
 /** `cell.trim() === ''`, without trimming the usual cell, which starts with a visible ASCII character. */
 function isBlankCell (cell: string): boolean {

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { defaultUrl, runIngestCli, ingestUrl, type CliIo } from '../../scripts/ingest.js'
+import { defaultUrl, runIngestCli, ingestUrl, type CliIo } from '../../scripts/ingest-cli.js'
 import { SEED_CYCLES, seedSampleData } from '../../scripts/seed.js'
 import { todayInKenya } from '../../src/domain/cycle.js'
 import { build, resetData, testDatabase } from '../helper.js'
@@ -122,7 +122,7 @@ t.test('[npm run seed] the entry point, on a fresh PGlite data dir: exit 0 and t
 
 t.test('[npm run ingest] the entry point: usage errors exit 2', async (t) => {
   writeFileSync(join(t.testdir({}), 'x.csv'), '')
-  const code = await run(TSX, ['scripts/ingest.ts'], { env: process.env }).then(() => 0, (err: { code: number, stderr: string }) => {
+  const code = await run(TSX, ['scripts/ingest-cli.ts'], { env: process.env }).then(() => 0, (err: { code: number, stderr: string }) => {
     t.match(err.stderr, /^usage: npm run ingest -- FILE\.csv/)
     return err.code
   })
@@ -137,9 +137,9 @@ t.test('[npm run ingest] the entry point finds the service by PORT in .env, and 
   const paths: string[] = []
   app.server.prependListener('request', (request: { url?: string }) => { paths.push(request.url ?? '') })
   const { PORT: _p, HOST: _h, INGEST_TOKEN: _t, ...env } = process.env
-  const dry = await run(TSX, [join(process.cwd(), 'scripts/ingest.ts'), 'jan.csv', '--dry-run'], { cwd: dir, env })
+  const dry = await run(TSX, [join(process.cwd(), 'scripts/ingest-cli.ts'), 'jan.csv', '--dry-run'], { cwd: dir, env })
   t.match(dry.stdout, /^dry run, nothing written: 1 rows \(1 new, 0 changed, 0 unchanged\)/)
-  const real = await run(TSX, [join(process.cwd(), 'scripts/ingest.ts'), 'jan.csv'], { cwd: dir, env })
+  const real = await run(TSX, [join(process.cwd(), 'scripts/ingest-cli.ts'), 'jan.csv'], { cwd: dir, env })
   t.match(JSON.parse(real.stdout), { status: 'success', inserted: 1 })
   t.same(paths, ['/v1/ingest/csv/dry-run', '/v1/ingest/csv'])
 })

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { build, resetData } from '../helper.js'
 import { AUTH, HEADER, TOKEN, csv, multipart, storedRows, upload } from '../fixtures/ingest.js'
-import { formatByteSize } from '../../src/http/multipart-upload.js'
+import { formatByteSize } from '../../src/ingest/multipart-upload.js'
 
 /** D12: MAX_UPLOAD_BYTES. Over it: 413 naming the limit, nothing written, never a truncation. */
 

@@ -3,11 +3,11 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../../config.js'
-import type { IngestOutcome } from '../../db/ingest.js'
+import type { IngestOutcome } from '../../ingest/review.js'
 import { operations, type DryRunResponse } from '../../generated/openapi.js'
 import { bearerAuth } from '../../auth/bearer-auth.js'
 import { continueIfExpected } from '../../http-server/request-framing.js'
-import { acceptUploads, readCsvUpload } from '../../http/multipart-upload.js'
+import { acceptUploads, readCsvUpload } from '../../ingest/multipart-upload.js'
 import { plausibleCycles } from '../../domain/cycle.js'
 import { cycleCsvBatches, decodeCsv, parseCycleCsv } from '../../ingest/csv.js'
 
@@ -46,7 +46,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
   /** The file's validated rows (spec 4.5, D4–D10: every 400) and what an upload would do. */
   const dryRun = async (request: FastifyRequest): Promise<DryRunResponse> => {
     const rows = parseCycleCsv(decodeCsv(await readCsvUpload(request, config.maxUploadBytes)), plausibleCycles()) // D48
-    const outcome = await app.prices.ingest([rows], { dryRun: true })
+    const outcome = await app.prices.count(rows)
     const review = await app.prices.review(rows, config.ingestWarnShare)
     request.log.info({ dryRun: true, ...logFields(outcome) }, 'csv ingest dry run')
     let budget = MAX_WARNINGS_LISTED

@@ -1,13 +1,14 @@
 import t from 'tap'
 import type { PriceRow } from '../../src/ingest/csv.js'
-import { cyclesOf, ingestBatches, ingestRows, type IngestOutcome } from '../../src/db/ingest.js'
+import { countRows, cyclesOf, type IngestOutcome } from '../../src/ingest/review.js'
+import { writeBatches, writeRows } from '../../src/ingest/write.js'
 import { IngestRejected } from '../../src/domain/errors.js'
 import { cycleCsvBatches } from '../../src/ingest/csv.js'
 import { pricesChangedChannel } from '../../src/db/channels.js'
 import { resetData, testDatabase } from '../helper.js'
 import { rowCount, storedRows } from '../fixtures/ingest.js'
 
-/** ingestRows without Fastify: the one write path of the route and `npm run seed`. */
+/** writeRows without Fastify: the one write path of the route and `npm run seed`; countRows, the dry run's. */
 
 t.beforeEach(resetData)
 
@@ -21,7 +22,7 @@ const FEB = ['2026-02-15', '2026-03-14'] as const
 t.test('[D14, D15] batches of any size give the same counts and rows', async (t) => {
   const database = await testDatabase()
   const rows = ['A', 'B', 'C', 'D', 'E'].map((town) => row(town, ...JAN))
-  t.strictSame(await ingestRows(database, rows, { batchSize: 2 }), {
+  t.strictSame(await writeRows(database, rows, { batchSize: 2 }), {
     recordsProcessed: 5, inserted: 5, updated: 0, unchanged: 0, cycles: [{ validFrom: '2026-01-15', validTo: '2026-02-14' }]
   })
   const changed = [row('A', ...JAN, '181.00'), row('B', ...JAN), row('F', ...FEB), row('E', ...JAN, '1.00'), row('C', ...JAN)]
@@ -32,9 +33,9 @@ t.test('[D14, D15] batches of any size give the same counts and rows', async (t)
     unchanged: 2,
     cycles: [{ validFrom: '2026-02-15', validTo: '2026-03-14' }, { validFrom: '2026-01-15', validTo: '2026-02-14' }]
   }
-  t.strictSame(await ingestRows(database, changed, { dryRun: true, batchSize: 2 }), expected, 'dry run, three batches')
+  t.strictSame(await countRows(database, changed, { batchSize: 2 }), expected, 'dry run, three batches')
   t.equal(await rowCount(), 5)
-  t.strictSame(await ingestRows(database, changed, { batchSize: 3 }), expected, 'the real thing, two batches')
+  t.strictSame(await writeRows(database, changed, { batchSize: 3 }), expected, 'the real thing, two batches')
   t.strictSame((await storedRows()).map((r) => [r.town, r.valid_from, r.super_petrol]), [
     ['A', '2026-01-15', '181.00'], ['B', '2026-01-15', '180.50'], ['C', '2026-01-15', '180.50'],
     ['D', '2026-01-15', '180.50'], ['E', '2026-01-15', '1.00'], ['F', '2026-02-15', '180.50']
@@ -43,25 +44,26 @@ t.test('[D14, D15] batches of any size give the same counts and rows', async (t)
 
 t.test('[D14] one transaction: a failure in a later batch leaves no row of the earlier ones', async (t) => {
   const database = await testDatabase()
-  await ingestRows(database, [row('A', ...JAN)])
+  await writeRows(database, [row('A', ...JAN)])
   const before = await storedRows()
   // Rows that bypassed the parser: the table's CHECK (prices > 0) refuses the third batch.
   const rows = [row('A', ...JAN, '199.00'), row('B', ...JAN), row('C', ...JAN), row('D', ...JAN), row('E', ...JAN, '0.00')]
-  await t.rejects(ingestRows(database, rows, { batchSize: 2 }))
+  await t.rejects(writeRows(database, rows, { batchSize: 2 }))
   t.strictSame(await storedRows(), before)
 })
 
 t.test('[D14] the batch travels as one parameter: prices reach numeric(6,2) exactly, odd town names intact', async (t) => {
   const database = await testDatabase()
   const towns = ["Murang'a", 'Ruiru, Juja', 'Quote "Town"', 'Back\\slash', 'Ñairobi 🚗']
-  await ingestRows(database, towns.map((town, i) => row(town, ...JAN, `${9999 - i}.9${i}`)))
+  await writeRows(database, towns.map((town, i) => row(town, ...JAN, `${9999 - i}.9${i}`)))
   t.strictSame((await storedRows()).map((r) => [r.town, r.super_petrol]).sort(), towns.map((town, i) => [town, `${9999 - i}.9${i}`]).sort())
 })
 
 t.test('an empty list is a no-op, a bad batch size a RangeError', async (t) => {
   const database = await testDatabase()
-  t.strictSame(await ingestRows(database, []), { recordsProcessed: 0, inserted: 0, updated: 0, unchanged: 0, cycles: [] })
-  await t.rejects(ingestRows(database, [row('A', ...JAN)], { batchSize: 0 }), RangeError)
+  t.strictSame(await writeRows(database, []), { recordsProcessed: 0, inserted: 0, updated: 0, unchanged: 0, cycles: [] })
+  await t.rejects(writeRows(database, [row('A', ...JAN)], { batchSize: 0 }), RangeError)
+  await t.rejects(countRows(database, [row('A', ...JAN)], { batchSize: 0 }), RangeError)
 })
 
 t.test('[D26] on PostgreSQL a committed ingest notifies the replicas; a rolled-back or dry one does not', async (t) => {
@@ -75,11 +77,11 @@ t.test('[D26] on PostgreSQL a committed ingest notifies the replicas; a rolled-b
   t.teardown(async () => { await subscription.unlisten() })
   const settle = async () => { await new Promise((resolve) => setTimeout(resolve, 200)) }
 
-  await ingestRows(database, [row('A', ...JAN)], { dryRun: true })
-  await t.rejects(ingestRows(database, [row('A', ...JAN), row('B', ...JAN, '0.00')]))
+  await countRows(database, [row('A', ...JAN)])
+  await t.rejects(writeRows(database, [row('A', ...JAN), row('B', ...JAN, '0.00')]))
   await settle()
   t.strictSame(heard, [], 'nothing committed, nothing heard')
-  await ingestRows(database, [row('A', ...JAN)])
+  await writeRows(database, [row('A', ...JAN)])
   await settle()
   t.strictSame(heard, [''])
 })
@@ -103,7 +105,7 @@ t.test('[D46] PostgreSQL: new records are written by COPY; a file touching a sto
     const seen: string[] = []
     database.onStatement = (text) => { seen.push(text.trim().split(/\s+/).slice(0, 2).join(' ').toUpperCase()) }
     try {
-      return { outcome: await ingestBatches(database, batches), seen }
+      return { outcome: await writeBatches(database, batches), seen }
     } finally { database.onStatement = undefined }
   }
   const fresh = await statementsOf([[row('A', ...JAN), row('B', ...JAN)]])
@@ -128,20 +130,20 @@ t.test('[D46] PostgreSQL: new records are written by COPY; a file touching a sto
   ])
   t.equal(stored[0]?.id, a?.id, 'the updated record keeps its id (spec 2)')
 
-  // A row the table's CHECK refuses, in a file of new cycles only (ingestRows trusts its
+  // A row the table's CHECK refuses, in a file of new cycles only (writeRows trusts its
   // caller; the route never passes such a row): rejected at once, not hung on the stream.
   const marApr = ['2026-03-15', '2026-04-14'] as const
-  await t.rejects(ingestRows(database, [row('A', ...marApr), row('B', ...marApr, '0.00')]), /fuel_prices_prices_check/)
+  await t.rejects(writeRows(database, [row('A', ...marApr), row('B', ...marApr, '0.00')]), /fuel_prices_prices_check/)
   t.equal(await rowCount(), 5, 'nothing of the refused file was written')
   // The advisory lock went with the rolled-back transaction: the next ingest proceeds.
-  const next = await ingestRows(database, [row('A', ...marApr)])
+  const next = await writeRows(database, [row('A', ...marApr)])
   t.equal(next.inserted, 1)
   t.equal(await rowCount(), 6)
 })
 
 t.test('[D46] rows are written as they are read: an error of the file after the first batch rolls back what was sent', async (t) => {
   const database = await testDatabase()
-  await ingestRows(database, [row('A', ...JAN)])
+  await writeRows(database, [row('A', ...JAN)])
   const before = await storedRows()
   const refusal = new IngestRejected('Invalid price value: abc')
   let sent = 0
@@ -155,18 +157,18 @@ t.test('[D46] rows are written as they are read: an error of the file after the 
     sent++
     throw refusal
   }
-  await t.rejects(ingestBatches(database, batches()), refusal, 'the file\'s own error, not the aborted COPY\'s')
+  await t.rejects(writeBatches(database, batches()), refusal, 'the file\'s own error, not the aborted COPY\'s')
   t.equal(sent, 2, 'both batches were read before the error')
   if (database.kind === 'postgres') t.ok(seen.includes('COPY'), `the COPY had begun: ${seen.join(' ')}`)
   t.strictSame(await storedRows(), before, 'nothing of the file was stored')
   // The connection and the ingest lock are free: the next ingest proceeds.
-  t.strictSame(await ingestBatches(database, [[row('B', ...FEB)], [row('C', ...FEB)]]), {
+  t.strictSame(await writeBatches(database, [[row('B', ...FEB)], [row('C', ...FEB)]]), {
     recordsProcessed: 2, inserted: 2, updated: 0, unchanged: 0, cycles: [{ validFrom: '2026-02-15', validTo: '2026-03-14' }]
   })
   // An error in the first batch is found before the transaction begins.
   seen.length = 0
   const failsAtOnce: Iterable<PriceRow[]> = { [Symbol.iterator]: () => ({ next: () => { throw refusal } }) }
-  await t.rejects(ingestBatches(database, failsAtOnce), refusal)
+  await t.rejects(writeBatches(database, failsAtOnce), refusal)
   t.strictSame(seen, [], 'no statement for a file that fails in its first batch')
 })
 
@@ -175,7 +177,7 @@ t.test('[D46] a real file read in small pieces: the same rows as in one piece, i
   const lines = ['From,To,Town,Super (PMS),Diesel (AGO),Kerosene (IK)']
   for (let i = 0; i < 300; i++) lines.push(`15-01-2026,14-02-2026,Town ${i},${100 + i}.50,170.00,160.25`)
   const text = lines.join('\n')
-  t.strictSame(await ingestBatches(database, cycleCsvBatches(text, 256)), {
+  t.strictSame(await writeBatches(database, cycleCsvBatches(text, 256)), {
     recordsProcessed: 300, inserted: 300, updated: 0, unchanged: 0, cycles: [{ validFrom: '2026-01-15', validTo: '2026-02-14' }]
   })
   const stored = await storedRows()
@@ -183,6 +185,6 @@ t.test('[D46] a real file read in small pieces: the same rows as in one piece, i
   t.strictSame(stored.find((r) => r.town === 'Town 299'), { ...stored.find((r) => r.town === 'Town 299'), super_petrol: '399.50', valid_to: '2026-02-14' })
   await resetData()
   const bad = text + '\n15-01-2026,14-02-2026,Town 7,1.00,1.00,1.00'
-  await t.rejects(ingestBatches(database, cycleCsvBatches(bad, 256)), { name: 'IngestRejected', message: 'Duplicate row for Town 7 from 2026-01-15 on lines 9 and 302' })
+  await t.rejects(writeBatches(database, cycleCsvBatches(bad, 256)), { name: 'IngestRejected', message: 'Duplicate row for Town 7 from 2026-01-15 on lines 9 and 302' })
   t.equal(await rowCount(), 0)
 })
