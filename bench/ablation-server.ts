@@ -11,12 +11,9 @@ import { MemorySlidingWindowStore } from '../src/rate-limit/memory-store.js'
 import { sampleCsv } from './ingest-write.js'
 
 /**
- * One variant of the ablation (bench/ablation.ts): the service with the named plugins swapped
- * for empty stand-ins of the same name (so their dependants still start), or, as `bare`, the
- * bytes the full service answers for GET /v1/prices/latest sent by the design-card floor, a bare
- * Fastify route or bare node:http. The store is an in-memory PGlite holding one ingested cycle: the latest cycle
- * is answered from the read cache (D44), so the database does no work during the load.
- * Prints {"port": n} when ready.
+ * One variant of bench/ablation.ts: the service with the named plugins stubbed out, or (`bare`) its
+ * latest-prices bytes sent by the design-card floor, bare Fastify or bare node:http. The read cache
+ * answers (D44 every read served from memory), so the database does no work. Prints {"port": n}.
  */
 type Variant = { swap: string[] } | { bare: 'floor' | 'fastify' | 'node:http' }
 const variant = JSON.parse(process.argv[2] ?? '{"swap":[]}') as Variant

@@ -19,12 +19,8 @@ const VARIANTS: Array<{ label: string, variant: Variant }> = [
 interface Figures { rps: number, cpu: number, problem: string | undefined }
 
 /**
- * `npm run bench -- --ablation`: what each per-request plugin costs GET
- * /v1/prices/latest, measured by taking it out. Every variant (bench/ablation-server.ts) is the
- * service with the named plugins swapped for empty stand-ins, under the same wrk load; a plugin's
- * share is the server CPU per request it saves. Each variant runs `passes` times, interleaved,
- * and keeps its lowest CPU per request and highest req/s: on a shared machine interference only
- * ever adds cost, so the best run is the closest to the variant's own.
+ * `npm run bench -- --ablation`: each per-request plugin's server CPU on GET /v1/prices/latest,
+ * measured by stubbing it out. Variants interleave and keep their best run (interference only adds).
  */
 export async function ablation (s: LoadSettings, passes: number, log: (m: string) => void): Promise<string> {
   const best: Figures[] = VARIANTS.map(() => ({ rps: 0, cpu: Number.POSITIVE_INFINITY, problem: undefined }))

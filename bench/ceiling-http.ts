@@ -2,12 +2,7 @@ import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { ceilingKey, type RecordedResponse } from './protocol.js'
 
-/**
- * The HTTP ceiling: a bare node:http server that answers each request with the bytes the service
- * answered to the same request (recorded by the runner), with the same headers (all but Date
- * and the connection headers node:http writes itself). No framework, no routing table, no
- * limiter: what Node itself costs to send those bytes.
- */
+/** The HTTP ceiling: bare node:http replaying the bytes and headers the service answered each request with. */
 const recorded = JSON.parse(readFileSync(process.argv[2] ?? '', 'utf8')) as RecordedResponse[]
 
 interface Ready { status: number, headers: Record<string, string>, body: Buffer }

@@ -3,11 +3,8 @@ import { BENCH_APPLICATION } from './database.js'
 import { cpuSeconds } from './processes.js'
 
 /**
- * The server's CPU time over one load run: utime + stime from /proc/<pid>/stat before and after,
- * for the service's process and for the PostgreSQL backends serving the database it uses (their
- * work is the server's work too). Backends that come and go within the run (pgbench's) are
- * sampled every 100 ms and counted up to their last sample, so up to 100 ms of their CPU is lost.
- * The bench's own connections (application_name fuel-bench) and autovacuum are left out.
+ * The server's CPU over a load run (utime + stime from /proc): the service and the PostgreSQL backends
+ * serving it, sampled every 100 ms; the bench's own connections and autovacuum are left out.
  */
 export class CpuMeter {
   private readonly first = new Map<number, number>()
@@ -22,7 +19,6 @@ export class CpuMeter {
   private async sample (): Promise<void> {
     const pids = [...this.pids]
     if (this.sql !== undefined && this.database !== undefined) {
-      // Client backends only (not autovacuum), and not the bench's own connections.
       const rows = await this.sql<Array<{ pid: number }>>`
         SELECT pid FROM pg_stat_activity
         WHERE datname = ${this.database} AND backend_type = 'client backend' AND application_name IS DISTINCT FROM ${BENCH_APPLICATION}`
@@ -51,7 +47,6 @@ export class CpuMeter {
     this.timer = setInterval(() => { this.sampling = this.sampling.then(async () => await this.sample()).catch(() => {}) }, 100)
   }
 
-  /** CPU seconds used since start(). */
   async stop (): Promise<number> {
     await this.sample()
     clearInterval(this.timer)

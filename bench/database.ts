@@ -24,8 +24,7 @@ export async function createBenchDatabase (adminUrl: string): Promise<BenchDatab
   const url = new URL(adminUrl)
   url.pathname = `/${name}`
   // Named, so that bench/cpu.ts leaves the bench's own backends out of the server's CPU time.
-  // TCP_NODELAY as the service's own connections: with Nagle's algorithm the COPY ceiling would
-  // wait ~40 ms for a delayed ACK in some runs and read slower than COPY is.
+  // TCP_NODELAY like the service's connections (D46), or the COPY ceiling waits on delayed ACKs.
   const sql = postgres(url.toString(), { max: 2, onnotice: () => {}, connection: { application_name: BENCH_APPLICATION }, ...{ socket: noDelaySockets() } })
   let dropped = false
   return {
@@ -46,11 +45,7 @@ export async function createBenchDatabase (adminUrl: string): Promise<BenchDatab
 
 const COPY_COLUMNS = 'valid_from, valid_to, town, super_petrol, diesel, kerosene'
 
-/**
- * The ingest ceiling: the same CSV bytes through COPY into a fresh copy of fuel_prices, with its
- * indexes and CHECKs (INCLUDING ALL) but its own identity column, since the copied serial default
- * would draw from (and advance) fuel_prices' sequence. Returns milliseconds, COPY only.
- */
+/** The ingest ceiling: the same CSV through COPY into a fresh copy of fuel_prices (its own identity column). Milliseconds. */
 export async function timeCopy (sql: postgres.Sql, csv: Buffer, expectedRows: number): Promise<number> {
   await sql`DROP TABLE IF EXISTS bench_copy`
   await sql`CREATE TABLE bench_copy (LIKE fuel_prices INCLUDING ALL EXCLUDING DEFAULTS)`
@@ -72,10 +67,8 @@ export async function copyCsv (sql: postgres.Sql, table: string, csv: Buffer): P
     await connection`SET datestyle = 'ISO, DMY'`
     const start = performance.now()
     const writable = await connection.unsafe(`COPY ${table} (${COPY_COLUMNS}) FROM STDIN WITH (FORMAT csv, HEADER true)`).writable()
-    // pipeline settles at the server's CommandComplete (postgres.js calls `final` then), before
-    // the statement's implicit COMMIT has flushed its WAL; the service's time includes its own
-    // COMMIT, so the ceiling waits for this one too: the next statement on the connection is
-    // answered only after it (ReadyForQuery). A tiny SELECT adds one loopback round trip.
+    // pipeline settles before the implicit COMMIT is flushed; the service's time includes its COMMIT,
+    // so a tiny SELECT waits for this one too.
     await pipeline(Readable.from([csv]), writable)
     await connection`SELECT 1`
     return performance.now() - start

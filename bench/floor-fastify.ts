@@ -7,10 +7,8 @@ import { MemorySlidingWindowStore } from '../src/rate-limit/memory-store.js'
 import { ceilingKey, type RecordedResponse } from './protocol.js'
 
 /**
- * The design-card floor: a bare Fastify app with @fastify/cors and @fastify/rate-limit registered
- * as the service registers them (the service's own wrappers: same options, same sliding-window
- * store) and one route answering each request with the bytes the service answered it with. What
- * the stack the service was specified with costs before any of the service's own code.
+ * D45 design-card floor: bare Fastify with the service's own @fastify/cors and @fastify/rate-limit
+ * wrappers and one route replaying the service's bytes: the specified stack's cost before our code.
  */
 const recorded = JSON.parse(readFileSync(process.argv[2] ?? '', 'utf8')) as RecordedResponse[]
 

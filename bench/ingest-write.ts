@@ -36,19 +36,14 @@ export function sampleCsv (cycles: number): { csv: Buffer, rows: number } {
   return { csv: Buffer.from(sampleCycles({ towns, cycles, lastValidFrom: LAST_VALID_FROM })), rows: cycles * towns.length }
 }
 
-/**
- * Ingest ~20k and ~100k rows into an empty table, `repeat` times each, alternating with COPY of
- * the same bytes. Leaves the ~100k rows loaded for the read scenarios. `undefined` when the
- * route answers 404 (not deployed yet); the data is then loaded by COPY instead.
- */
+/** ~20k and ~100k rows ingested `repeat` times each, alternating with COPY; leaves ~100k rows for the reads. */
 export async function benchIngest (serviceUrl: string, sql: postgres.Sql, repeat: number): Promise<IngestTiming[] | undefined> {
   const timings: IngestTiming[] = []
   for (const cycles of [86, 430]) {
     const { csv, rows } = sampleCsv(cycles)
     const serviceMs: number[] = []
     const copyMs: number[] = []
-    // Upload and COPY alternate, so both meet the same spells of interference on a shared machine;
-    // each keeps its fastest run (interference only ever adds time).
+    // Alternating exposes both to the same interference; each keeps its fastest run.
     for (let i = 0; i < repeat; i++) {
       await sql`TRUNCATE fuel_prices RESTART IDENTITY`
       const result = await upload(serviceUrl, csv)
@@ -69,12 +64,7 @@ export async function benchIngest (serviceUrl: string, sql: postgres.Sql, repeat
   return timings
 }
 
-/**
- * --pglite: the same two files uploaded once each to a service on a fresh PGlite store (it cannot
- * be truncated from outside, so the ~100k file lands on the ~20k one already there), against
- * COPY of the same bytes on PostgreSQL; then fuel_prices on PostgreSQL gets the same ~100k rows
- * for the pgbench ceiling.
- */
+/** --pglite: both files uploaded once to a service on a fresh PGlite, against COPY on PostgreSQL. */
 export async function benchIngestPglite (serviceUrl: string, sql: postgres.Sql): Promise<IngestTiming[]> {
   const timings: IngestTiming[] = []
   for (const [cycles, onto] of [[86, 'empty store'], [430, 'the ~20k rows already stored']] as const) {

@@ -6,10 +6,7 @@ import { mb, ms, num, type TableRow } from './stats.js'
 
 const MB = 1024 * 1024
 
-/**
- * Resident-memory limits (MiB, as /proc counts): on PostgreSQL (issue 12) the end of the mixed
- * load; on the embedded PGlite (issue 15) the end of the load and idle.
- */
+/** Resident-memory limits (MiB, as /proc counts) on PostgreSQL and on the embedded PGlite. */
 export const RSS_LIMITS = { postgres: { end: 150 * MB }, pglite: { end: 300 * MB, idle: 200 * MB } }
 
 export interface Soak {
@@ -20,9 +17,7 @@ export interface Soak {
   peak: number
   /** VmHWM over the whole life of the process, the 100k-row ingests included. */
   lifetimePeak: number
-  /** RSS once a second, to see whether it levels off. */
   samples: number[]
-  /** Statuses of the monthly-size ingests made during the load. */
   ingests: number[]
   /** V8 heap used / total and external memory at the end, from the service's own /metrics. */
   heap: string
@@ -62,10 +57,7 @@ export async function soak (service: Service, s: LoadSettings, seconds: number, 
   }
 }
 
-/**
- * `idle`: RSS of the soak's own process right after start; `afterIngest`: RSS of the process that
- * took the ~100k-row ingests (informational: a rare admin backfill, not the steady state).
- */
+/** `idle`: RSS right after start; `afterIngest`: the process that took the ~100k-row backfill (informational). */
 export function soakRows (r: Soak, seconds: number, everySeconds: number, pglite: boolean, earlier: { idle: number, afterIngest: number, afterIngestPeak: number }): TableRow[] {
   const limits: { end: number, idle?: number } = pglite ? RSS_LIMITS.pglite : RSS_LIMITS.postgres
   const row = (scenario: string, bytes: number, limit: number, target?: boolean): TableRow => ({

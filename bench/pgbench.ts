@@ -10,11 +10,8 @@ import { CpuMeter } from './cpu.js'
 import { rawGet, runnerAddress, track } from './processes.js'
 
 /**
- * The ceiling of a cold /v1/prices page: pgbench running the service's own SQL at the HTTP
- * load's concurrency. The SQL is not copied by hand: the service's repository (src/db/prices.ts)
- * builds it and Drizzle's logger hands it over, so the ceiling follows any change to the query;
- * its answer is checked equal to the service's before anything is timed. The pgbench script draws
- * limit 100-199 and offset 0-999 per transaction, the pages the cold HTTP scenario asks for.
+ * The cold /v1/prices ceiling: pgbench running the service's own SQL (from Drizzle's logger, checked
+ * to answer the same) at the HTTP load's concurrency, on the pages the cold scenario asks for.
  */
 export interface SqlCeiling {
   /** The SQL as pgbench runs it (`:lim`, `:off`). */
@@ -41,7 +38,6 @@ export async function pricesPageSql (dbUrl: string, serviceUrl: string, sameIds:
       throw new Error(`cannot map the page parameters ${JSON.stringify(params)} of: ${text}`)
     }
     const asPgbench = text.replace(/\$(\d+)/g, (_, i: string) => names[Number(i) - 1] as string).replace(/\s+/g, ' ').trim()
-    // The same answer as the service, before any timing.
     const check = asPgbench.replace(/:lim/g, '100').replace(/:off/g, '0')
     const [row] = await sql.unsafe(check).values()
     const fromSql = String(row?.[0] ?? '[]')

@@ -54,7 +54,7 @@ export interface Service {
   databaseName: string | undefined
 }
 
-/** Where the service keeps its data: a PostgreSQL URL, or (issue 15) the embedded PGlite in a directory. */
+/** Where the service keeps its data: a PostgreSQL URL, or the embedded PGlite in a directory. */
 export type Storage = { databaseUrl: string } | { dataDir: string }
 
 /** The arguments of package.json's `start` after `node`, so the bench runs exactly that. */
@@ -66,7 +66,6 @@ export function productionStartArgs (): string[] {
   return args
 }
 
-/** The production start (`npm start` without its build step) with the bench's environment. */
 export async function startService (name: string, storage: Storage, redisUrl?: string): Promise<Service> {
   const env: NodeJS.ProcessEnv = { ...process.env, INGEST_TOKEN, TRUST_PROXY: 'true' }
   delete env.LOG_LEVEL // D45 the default level a user gets
@@ -92,10 +91,7 @@ export async function startService (name: string, storage: Storage, redisUrl?: s
 }
 
 let runnerRequests = 0
-/**
- * The runner's own requests (variant fetches, uploads, polls) come from 172.16.0.0/12, apart from
- * the load's 10.0.0.0/8, so they never use up an address's 60/min allowance either.
- */
+/** The runner's own requests come from 172.16.0.0/12, apart from the load's 10.0.0.0/8 and its allowance. */
 export function runnerAddress (): string {
   const n = runnerRequests++
   return `172.${16 + ((n >>> 16) & 15)}.${(n >>> 8) & 255}.${n & 255}`

@@ -15,7 +15,6 @@ export interface LoadResult {
   statuses: Record<string, number>
   /** Answers other than 2xx/3xx (wrk counts them on every run). */
   non2xx3xx: number
-  /** Socket errors (connect, read, write). */
   errors: number
   timeouts: number
   /** Next X-Forwarded-For number, so the next run's addresses never overlap this one's. */
@@ -24,7 +23,6 @@ export interface LoadResult {
 
 /** One answer of the service, replayed byte for byte by ceiling-http.ts for the same request. */
 export interface RecordedResponse {
-  /** ceilingKey() of the request it answers. */
   key: string
   status: number
   headers: Record<string, string>

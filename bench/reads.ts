@@ -13,11 +13,7 @@ export interface LoadSettings {
   connections: number
   durationSec: number
   warmupSec: number
-  /**
-   * HTTP scenarios: service and ceiling runs, alternating, this many times each; each keeps its
-   * best (highest req/s, lowest CPU per request): on a shared machine interference only ever adds
-   * cost, and alternating exposes both sides to the same spells of it.
-   */
+  /** Service and ceiling runs alternate this many times; each keeps its best (interference only adds cost). */
   passes: number
   /** Next X-Forwarded-For number; advanced by every load run so no address is reused. */
   ip: { next: number }
@@ -81,10 +77,7 @@ const HTTP: HttpScenario[] = [
 /** A distinct page per request (bench/fresh-client.lua fills in limit and offset): every one a cache miss. */
 const COLD: LoadRequest = { path: '/v1/prices?limit={lim}&offset={off}' }
 
-/**
- * A mix of what clients read, for the soak and the replica runs: mostly the latest cycle, some
- * history pages, the towns, cycles and changes.
- */
+/** The soak and replica mix: mostly the latest cycle, some history pages, towns, cycles and changes. */
 export const MIXED: LoadRequest[] = [
   { path: '/v1/prices/latest' },
   { path: `/v1/prices/latest?town=${TOWN}` },
@@ -99,9 +92,8 @@ export const MIXED: LoadRequest[] = [
   { path: '/v1/prices/changes' }
 ]
 
-// Every header the service sent, so the ceiling sends the same bytes (its rate-limit and CORS
-// headers too, with the values recorded); node:http writes Date, Connection and Keep-Alive itself,
-// and Content-Length is the body's.
+// Every header the service sent, so the ceiling sends the same bytes; node:http writes Date,
+// Connection and Keep-Alive itself.
 const NOT_REPLAYED = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'])
 
 async function recordAll (service: Service): Promise<{ recorded: RecordedResponse[], requests: LoadRequest[] }> {
@@ -128,10 +120,7 @@ const problems = (...list: Array<string | undefined>): { problem?: string } => {
   return text === '' ? {} : { problem: text }
 }
 
-/**
- * Each HTTP scenario against the design-card floor (floor-fastify.ts) and the bare node:http
- * ceiling (ceiling-http.ts), both replaying the service's bytes; the three run alternately.
- */
+/** Each HTTP scenario against the design-card floor and the bare node:http ceiling, run alternately. */
 export async function httpScenarios (service: Service, admin: postgres.Sql | undefined, s: LoadSettings, log: (m: string) => void): Promise<TableRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'fuel-bench-'))
   const file = join(dir, 'recorded.json')
@@ -185,11 +174,7 @@ async function cacheCounters (url: string): Promise<{ hits: number, misses: numb
   return { hits: value('fuel_read_cache_hits_total'), misses: value('fuel_read_cache_misses_total') }
 }
 
-/**
- * Cold /v1/prices pages (a distinct limit/offset per request) against pgbench running the
- * service's SQL for the same pages on `pgUrl` (the service's own database, or with --pglite a
- * PostgreSQL database holding the same rows).
- */
+/** Cold /v1/prices pages against pgbench running the service's SQL for the same pages on `pgUrl`. */
 export async function coldPages (service: Service, pgUrl: string, admin: postgres.Sql, s: LoadSettings, log: (m: string) => void): Promise<{ row: TableRow, sql: string }> {
   log('cold /v1/prices pages')
   const ceiling = await pricesPageSql(pgUrl, service.url, service.databaseName !== undefined)

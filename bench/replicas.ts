@@ -48,10 +48,8 @@ async function propagation (service: Service, expected: number, limitMs = 5000):
 interface Ingest { replica: string, result: UploadResult, otherSawItMs: number | undefined }
 
 /**
- * Issue "Scale-out": two replicas on one database (and one Redis for the shared rate limit),
- * a mixed load spread over both, an ingest every 10 s alternating between them. Reports 5xx
- * (must be 0), each replica's RSS at start/middle/end, and how soon the replica that did NOT
- * ingest serves the new prices.
+ * --replicas: two replicas on one database and Redis, a mixed load over both, an ingest every 10 s;
+ * reports 5xx (must be 0), each replica's RSS, and how soon the other replica serves the new prices.
  */
 export async function benchReplicas (dbUrl: string, sql: postgres.Sql, redisUrl: string | undefined, seconds: number, s: LoadSettings, log: (m: string) => void): Promise<string> {
   const replicas = [await startService('replica-a', { databaseUrl: dbUrl }, redisUrl), await startService('replica-b', { databaseUrl: dbUrl }, redisUrl)]

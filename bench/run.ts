@@ -15,11 +15,8 @@ import { machine, machineLine, num, resultsTable, type TableRow } from './stats.
 import { ensureWrk } from './wrk.js'
 
 /**
- * `npm run bench` (issue 12; `--pglite`: issue 15; `--replicas`: the scale-out run). The service
- * under test is the production build (package.json's `start`); every figure is paired with a
- * ceiling measured in the same run on the same machine, so the ratios mean something even on a
- * small shared box. `--quick`: seconds-long runs, to check that every row prints (no figures).
- * `--ablation`: only the per-plugin cost table of the latest-prices hot path (bench/ablation.ts).
+ * `npm run bench` (`--pglite`, `--replicas`, `--ablation`, `--quick`): the production build, every
+ * figure paired with a ceiling measured in the same run on the same machine.
  */
 const flags = new Set(process.argv.slice(2))
 const quick = flags.has('--quick')
@@ -111,8 +108,7 @@ try {
     const redis = await reachable(redisUrl) ? redisUrl : undefined
     sections.push(await benchReplicas(db.url, db.sql, redis, soakSeconds, settings, log))
   }
-  // The cores may be shared (CI, other work): say how busy they were, since absolute numbers move
-  // with that while the same-run ratios move much less.
+  // The cores may be shared: say how busy they were (absolute figures move with it, ratios much less).
   sections.splice(3, 0, `Load average (1 min) of the machine: ${loadStart.toFixed(2)} at start, ${loadavg()[0]?.toFixed(2) ?? '?'} at end.`)
   if (table !== '') sections.push(table)
   const text = sections.join('\n\n') + '\n'
@@ -134,8 +130,7 @@ async function singleService (bench: BenchDatabase): Promise<{ notes: string, ta
   if (pglite) {
     dataDir = mkdtempSync(join(tmpdir(), 'fuel-bench-pglite-'))
     storage = { dataDir }
-    // A fresh PGlite store's initdb takes seconds, longer than Fastify's plugin timeout on a busy
-    // machine: it is created (and migrated) here once, as after a first start.
+    // A fresh PGlite's initdb can outlast the plugin timeout on a busy machine: create and migrate it here.
     const store = await openDatabase({ dataDir })
     await migrateDatabase(store)
     await store.close()
@@ -166,9 +161,7 @@ async function singleService (bench: BenchDatabase): Promise<{ notes: string, ta
   } finally {
     await stop(service.child)
   }
-  // The memory target is the steady state of a serving replica: a fresh process on the loaded
-  // data, under a mixed load with the monthly-size ingest mixed in. The backfill process above
-  // is reported beside it.
+  // The memory target: a fresh serving process on the loaded data, mixed load with monthly ingests.
   const fresh = await startService('service-soak', storage)
   try {
     const idle = memory(fresh.pid).rss

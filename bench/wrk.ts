@@ -5,11 +5,7 @@ import { join } from 'node:path'
 import { BENCH_DIR, track } from './processes.js'
 import type { LoadRequest, LoadResult } from './protocol.js'
 
-/**
- * The load generator: Debian's `wrk` (C, epoll), one thread, with bench/fresh-client.lua giving
- * each request a fresh X-Forwarded-For. It costs a fraction of a core where autocannon needed a
- * whole one, so the service and its ceilings are measured, not the load generator.
- */
+/** The load generator: Debian's wrk, one thread, bench/fresh-client.lua giving each request a fresh X-Forwarded-For. */
 export const WRK = process.env.BENCH_WRK ?? '/usr/bin/wrk'
 
 /** wrk's version line, installing Debian's package when it is missing and apt-get is usable. */

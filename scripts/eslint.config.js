@@ -2,10 +2,8 @@ import js from '@eslint/js'
 import stylistic from '@stylistic/eslint-plugin'
 import tseslint from 'typescript-eslint'
 
-// eslint + typescript-eslint, with the "standard" layout (2 spaces, no semicolons, single quotes,
-// a space before function parentheses) from @stylistic. (neostandard was dropped: its import
-// resolver depends on per-platform native packages that the registry here does not all carry,
-// which leaves a lock file that `npm ci` refuses.)
+// eslint + typescript-eslint with the "standard" layout from @stylistic (neostandard's import
+// resolver needs native packages this registry lacks).
 export default tseslint.config(
   { ignores: ['dist/**', 'coverage/**', '.tap/**', 'src/generated/**', 'node_modules/**', 'data/**', 'bench-results/**'] },
   js.configs.recommended,

@@ -1,10 +1,6 @@
 /**
- * `npx tsx scripts/measure-pglite-memory.ts [--load-seconds 20]`: the embedded default's memory
- * (D36). Builds nothing: run `npm run build` first. On a fresh temporary DATA_DIR it starts the
- * built server as `npm start` does (no DATABASE_URL), reads VmRSS once idle, stops it, runs the
- * built `npm run seed`, starts it again, reads VmRSS idle on the seeded data, drives a short mixed
- * load (latest, towns, prices pages, and an ingest every 2 s) and reads VmRSS and VmHWM at the end.
- * Prints one line per figure. A measurement to run a few times, not a test.
+ * `npx tsx scripts/measure-pglite-memory.ts [--load-seconds 20]`: the embedded default's memory (D36
+ * PGlite memory settings): VmRSS idle, seeded and after a mixed load, and VmHWM. Build first.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'

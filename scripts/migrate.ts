@@ -1,8 +1,4 @@
-/**
- * `npm run db:migrate`: applies the committed migrations in drizzle/ to the configured database
- * (DATABASE_URL, or the embedded PGlite under DATA_DIR) and exits non-zero on any failure.
- * The service also migrates at every start; this is for deploy pipelines that migrate first.
- */
+/** `npm run db:migrate`: applies drizzle/ migrations for deploy pipelines that migrate before start. */
 import { ConfigError, loadConfig } from '../src/config.js'
 import { openDatabase } from '../src/db/client.js'
 import { migrateDatabase } from '../src/db/migrate.js'

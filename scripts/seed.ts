@@ -1,10 +1,6 @@
 /**
- * `npm run seed`: loads a year of realistic sample prices (13 cycles × the 233 towns of
- * scripts/sample/towns.txt, the last cycle being the one active today in Kenya) into the
- * configured database (DATABASE_URL, or the embedded PGlite under DATA_DIR), through the same
- * parser and upsert as POST /v1/ingest/csv. Idempotent: a second run inserts nothing. Exits
- * non-zero on any failure. When the embedded database is held by the running service, the sample
- * is sent through that service's POST /v1/ingest/csv instead, so the service need not stop.
+ * `npm run seed`: 13 sample cycles × 233 towns through the ingest's parser and upsert (idempotent),
+ * or through the running service's POST /v1/ingest/csv when it holds the embedded database.
  */
 import { realpathSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'

@@ -2,11 +2,7 @@ import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-/**
- * The project root (the folder holding package.json), whether the code runs from src/ under tsx
- * or from dist/src/ after the build: migrations (drizzle/) and sample data (scripts/sample/) are
- * found from there.
- */
+/** The folder holding package.json, whether running from src/ (tsx) or dist/src/ (build). */
 export function projectRoot (): string {
   let dir = dirname(fileURLToPath(import.meta.url))
   while (!existsSync(join(dir, 'package.json'))) {

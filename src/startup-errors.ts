@@ -1,10 +1,9 @@
 import { ConfigError, type Config } from './config.js'
 import { DataDirInUseError, DataDirUnwritableError } from './db/data-dir-lock.js'
 
-/** What a start-up failure line may name: where the service meant to listen and what it opened. */
 export type StartupContext = Pick<Config, 'host' | 'port' | 'databaseUrl' | 'dataDir'>
 
-/** How long each plugin may take to start (D33); see src/app.ts for why it is this long. */
+/** D33 start-up failures: each plugin may take this long, as a first PGlite start runs initdb. */
 export const PLUGIN_TIMEOUT_MS = 120_000
 
 interface ErrorFields extends NodeJS.ErrnoException {
@@ -13,11 +12,7 @@ interface ErrorFields extends NodeJS.ErrnoException {
   severity?: string
 }
 
-/**
- * D33: every way the service can fail to start, as one line an operator can act on: no stack,
- * no JSON log, no internals beyond what names the setting to fix. The server prints it to stderr
- * and exits 1. Unknown errors still give one line (their message, newlines folded).
- */
+/** D33 start-up failures: one `Cannot start:` line naming the setting to fix, no stack or JSON. */
 export function startupErrorLine (err: unknown, context: StartupContext): string {
   if (err instanceof ConfigError) return err.message
   const chain = causes(err)

@@ -6,11 +6,7 @@ import { csvDate, csvField } from '../../src/export/csv.js'
 import { townKey } from '../../src/domain/town.js'
 import { projectRoot } from '../../src/project-root.js'
 
-/**
- * Realistic sample data for seeding and tests: cycles of prices for every town, written as the
- * CSV that POST /v1/ingest/csv accepts (spec 4.5). Deterministic, so seeded databases and tests
- * are the same on every machine; always valid under D4–D9.
- */
+/** Deterministic sample data as the ingest's CSV (spec 4.5), valid under D4–D9 (town, price, date and cycle rules). */
 
 interface SampleOptions {
   towns: string[]

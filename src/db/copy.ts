@@ -4,16 +4,8 @@ import { finished } from 'node:stream/promises'
 import type postgres from 'postgres'
 import type { PriceRow } from '../ingest/csv.js'
 
-/**
- * The COPY fast path of an ingest (D14), the one place that relies on driver internals, each
- * checked where it is used so that an upgrade that changes them fails loudly (test/db/copy.test.ts
- * runs both against a real server):
- * - Drizzle's postgres-js transaction keeps postgres.js's own transaction client at
- *   `tx.session.client` (Drizzle exposes no COPY);
- * - a postgres.js query has a `reject` callback, called when the server refuses COPY data.
- */
+/** D46 COPY fast path; relies on driver internals, checked where used (test/db/copy.test.ts). */
 
-/** postgres.js's transaction client under a Drizzle postgres-js transaction. */
 export function transactionClientOf (tx: unknown): postgres.TransactionSql {
   const client = (tx as { session?: { client?: unknown } }).session?.client
   if (typeof client !== 'function' || !('unsafe' in client)) {
@@ -33,28 +25,21 @@ export async function copyRows (client: postgres.TransactionSql, rows: readonly 
 
 const COPY_CHUNK_ROWS = 5000
 
-/**
- * COPY of each batch as `batches` yields it (D46: the caller reads the next batch while the
- * server stores this one). An error thrown by `batches` aborts the COPY (CopyFail) and is
- * rethrown once the server has answered it, so the connection is ready for the ROLLBACK.
- */
+/** D46: COPY each batch as yielded; a throw from `batches` sends CopyFail, rethrown once answered. */
 export async function copyBatches (client: postgres.TransactionSql, batches: Iterable<readonly PriceRow[]>): Promise<void> {
   const query = client.unsafe('COPY fuel_prices (town, valid_from, valid_to, super_petrol, diesel, kerosene) FROM STDIN') as unknown as CopyQuery
   const original = query.reject
   if (typeof original !== 'function') {
     throw new Error('postgres.js internals changed: a query has no reject callback (a refused COPY would hang)')
   }
-  // postgres.js resolves the query with the stream as the copy starts; when the server then
-  // refuses the data it rejects that (already settled) query and never ends the stream, so a
-  // failing COPY would hang holding the ingest lock. Its rejection is caught here instead.
+  // A refused COPY rejects the already-settled query and never ends the stream: catch it here, or it hangs.
   let refused = false
   const failed = new Promise<never>((_resolve, reject) => {
     query.reject = (err: unknown) => { refused = true; reject(err); (original as (e: unknown) => void)(err) }
   })
   failed.catch(() => {})
   const stream = await query.writable()
-  // Whatever destroys the stream (a refusal, a lost connection, CopyFail) also rejects `failed`,
-  // which is what is awaited; an 'error' event without a listener would end the process.
+  // Whatever destroys the stream also rejects `failed`; an unlistened 'error' would end the process.
   stream.on('error', () => {})
   let aborted = false
   const write = async (): Promise<void> => {
@@ -87,7 +72,6 @@ export async function copyBatches (client: postgres.TransactionSql, batches: Ite
   }
 }
 
-/** COPY text format: backslash, tab, newline and carriage return are escaped. */
 function copyText (value: string): string {
   return value.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'))
 }

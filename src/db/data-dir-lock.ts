@@ -1,10 +1,8 @@
 import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
-/** The file in DATA_DIR that says which process has the embedded database open (D33). */
 export const LOCK_FILE = 'fuel-price-service.lock'
 
-/** DATA_DIR cannot be created or written (permissions, read-only file system, a file in the way). */
 export class DataDirUnwritableError extends Error {
   constructor (readonly dataDir: string, readonly code: string, options: { cause: unknown }) {
     super(`DATA_DIR ${dataDir} is not writable (${code})`, options)
@@ -22,17 +20,10 @@ export class DataDirInUseError extends Error {
 
 export interface DataDirLock {
   readonly path: string
-  /** Removes the lock file if it is still this process's; safe to call more than once. */
   release: () => void
 }
 
-/**
- * D33: PGlite takes no lock of its own, so a second instance of the service (or `npm run seed`)
- * on the same DATA_DIR would open the same files and corrupt them. The directory is created if
- * needed and a lock file holding this process's pid is created exclusively; a lock whose pid is
- * no longer running (a crash, a SIGKILL, a container restarted with the same volume) is taken
- * over. The lock is released by `release()` and, failing that, when the process exits.
- */
+/** D33: a pid lock file in DATA_DIR, since PGlite takes no lock; a dead holder's lock is taken over. */
 export function lockDataDir (dataDir: string): DataDirLock {
   const path = join(dataDir, LOCK_FILE)
   writable(dataDir, () => mkdirSync(dataDir, { recursive: true }))
@@ -61,7 +52,6 @@ export function lockDataDir (dataDir: string): DataDirLock {
   return { path, release }
 }
 
-/** Runs a file-system step, reporting a refusal as DataDirUnwritableError. */
 function writable (dataDir: string, step: () => void): void {
   try {
     step()

@@ -16,10 +16,7 @@ interface DatabasePluginOptions {
   database?: Database | undefined
 }
 
-/**
- * `app.database`: PostgreSQL when DATABASE_URL is set, else the embedded PGlite under DATA_DIR
- * (D28), with the committed migrations applied; closed with the app when opened here.
- */
+/** `app.database`: PostgreSQL or PGlite (D28 defaults), migrated; closed with the app when opened here. */
 async function database (app: FastifyInstance, opts: DatabasePluginOptions): Promise<void> {
   let db = opts.database
   if (db === undefined) {

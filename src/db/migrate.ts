@@ -11,10 +11,6 @@ const MIGRATIONS_FOLDER = join(projectRoot(), 'drizzle')
 // Any fixed 64-bit key: replicas starting together take turns instead of racing on CREATE TABLE.
 const MIGRATION_LOCK_KEY = 7_305_531_001
 
-/**
- * Applies the committed drizzle-kit migrations. On PostgreSQL the work runs on one dedicated
- * connection holding a session advisory lock, so several replicas can start at once.
- */
 export async function migrateDatabase (database: Database, url?: string): Promise<void> {
   if (database.kind === 'pglite') {
     const { migrate: migratePglite } = await import('drizzle-orm/pglite/migrator')

@@ -1,7 +1,4 @@
-/**
- * D36: what keeps the embedded PGlite small: its PostgreSQL settings, and a new data directory
- * created by initdb in a short-lived child process (createPglite in client.ts uses both).
- */
+/** D36 PGlite memory settings, and initdb in a short-lived child process. */
 import { spawn } from 'node:child_process'
 import { mkdirSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -9,20 +6,15 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const SELF = fileURLToPath(import.meta.url)
 
-/**
- * D36: PostgreSQL settings of the embedded PGlite, chosen for memory. PGlite's WASM heap only ever
- * grows, so every buffer PostgreSQL sizes at start or fills once stays resident. Its defaults
- * (shared_buffers ~160 MB) made a fresh process sit at ~800 MB; these keep it under 200 MB.
- * Durability settings (synchronous_commit, full_page_writes) are left as PostgreSQL has them.
- */
+/** D36: PostgreSQL settings chosen for memory, since PGlite's WASM heap never shrinks; durability untouched. */
 export const PGLITE_MEMORY_SETTINGS: Readonly<Record<string, string>> = {
   shared_buffers: '16MB', // the whole data set (~3,000 rows a year) fits many times over
   wal_buffers: '512kB',
-  min_wal_size: '32MB', // two 16 MB segments kept for reuse (on disk; in the heap for memory://)
+  min_wal_size: '32MB',
   max_wal_size: '64MB', // checkpoint at most every 64 MB of WAL: a short crash recovery
   work_mem: '4MB',
   maintenance_work_mem: '16MB', // index builds (migrations) never take the heap past this
-  temp_buffers: '1MB' // no temporary tables are used
+  temp_buffers: '1MB'
 }
 
 /** D36: PGlite's own start parameters (single-user mode, its -F …) plus the memory settings. */
@@ -30,16 +22,9 @@ export function pgliteStartParams (defaults: readonly string[]): string[] {
   return [...defaults, ...Object.entries(PGLITE_MEMORY_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`])]
 }
 
-/**
- * D36: runs initdb for `dataDir` in a child process; rejects with the child's last error line.
- * PGlite runs initdb in a second WASM instance inside the calling process; that heap and the tar
- * copy of the new directory peak near 800 MB, and a process keeps most of it resident after the
- * instance is closed. A child returns it all to the system when it exits.
- */
+/** D36: initdb for `dataDir` in a child process, whose peak memory goes back to the system on exit. */
 export async function initPgliteDataDir (dataDir: string): Promise<void> {
-  // Built in a staging directory inside dataDir (same file system, and writable where dataDir
-  // is), then moved up with PG_VERSION last: an interrupted creation never leaves a directory
-  // that createPglite would take for a complete one.
+  // Staged inside dataDir, then moved up with PG_VERSION last: an interrupted creation never looks complete.
   const staging = join(dataDir, STAGING)
   try {
     mkdirSync(dataDir, { recursive: true })
@@ -57,8 +42,7 @@ export async function initPgliteDataDir (dataDir: string): Promise<void> {
 const STAGING = '.initdb'
 
 async function runInitdbChild (dir: string): Promise<void> {
-  // execArgv carries a loader such as tsx (tests, `npm run dev`), so SELF runs as it was loaded;
-  // without V8's optimising tier initdb takes ~3 s instead of ~4.5 s (less to compile).
+  // execArgv carries a loader such as tsx, so SELF runs as it was loaded; --liftoff-only makes initdb faster.
   const args = [...process.execArgv, '--liftoff-only', SELF, dir]
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''

@@ -8,7 +8,7 @@ import { writeBatches, type WriteOptions } from '../ingest/write.js'
 import { fuelPrices } from './schema.js'
 
 export interface PriceFilter {
-  /** D4: already trimmed and white-space collapsed; compared with lower() on both sides. */
+  /** D4 canonical form (townFilter); compared by lower() on both sides. */
   town?: string | undefined
   startDate?: string | undefined
   endDate?: string | undefined
@@ -16,7 +16,6 @@ export interface PriceFilter {
   offset: number
 }
 
-/** A GET /v1/prices filter for an export: `limit` undefined means every matching row. */
 interface PriceStreamFilter extends Omit<PriceFilter, 'limit'> {
   limit?: number | undefined
 }
@@ -24,11 +23,10 @@ interface PriceStreamFilter extends Omit<PriceFilter, 'limit'> {
 /** Rows per query of an export: one round trip per batch, one batch in memory at a time. */
 const EXPORT_BATCH_SIZE = 1000
 
-// D3: "case-insensitively" is lower(town) compared byte-wise, the same on every server/locale
-// (domain/town.ts `townKey` is the same key in JavaScript).
+// D3 town order: lower(town) compared byte-wise (`townKey` in JavaScript).
 const townOrderKey = sql`lower(${fuelPrices.town}) COLLATE "C"`
 
-// D2: the one total order of /v1/prices.
+// D2 total order of /v1/prices.
 const listOrder = [desc(fuelPrices.validFrom), townOrderKey, asc(fuelPrices.id)]
 
 /** Columns as the API returns them: numeric(6,2) cast to float8 so they leave as JSON numbers. */
@@ -42,7 +40,6 @@ const priceColumns = {
   valid_to: fuelPrices.validTo
 }
 
-/** The same columns named for a subquery whose rows become JSON objects (row_to_json). */
 const pageColumns = {
   ...priceColumns,
   super_petrol: sql<number>`${fuelPrices.superPetrol}::float8`.as('super_petrol'),
@@ -50,10 +47,7 @@ const pageColumns = {
   kerosene: sql<number>`${fuelPrices.kerosene}::float8`.as('kerosene')
 }
 
-/**
- * Reads and writes of fuel_prices. Each shape of /v1/prices query (which filters are present) is
- * one prepared statement, built once, so a request costs one round trip and no SQL building.
- */
+/** Reads and writes of fuel_prices; each /v1/prices filter shape is one prepared statement. */
 export class PricesRepository {
   private readonly listStatements = new Map<number, ReturnType<PricesRepository['prepareList']>>()
   private readonly latestStatement
@@ -67,8 +61,7 @@ export class PricesRepository {
       .where(eq(fuelPrices.validFrom, sql`(SELECT max(${fuelPrices.validFrom}) FROM ${fuelPrices})`))
       .orderBy(townOrderKey, asc(fuelPrices.id))
       .prepare('latest_prices')
-    // D3 order. A skip scan over fuel_prices_town_order_idx: one index probe per distinct town
-    // instead of reading every row of twenty years of history.
+    // D3 order, by a skip scan over fuel_prices_town_order_idx: one index probe per distinct town.
     this.townsStatement = {
       execute: async (): Promise<string[]> => {
         const result = await db.execute<{ town: string }>(sql`
@@ -86,10 +79,7 @@ export class PricesRepository {
     }
   }
 
-  /**
-   * A page of GET /v1/prices as the JSON body itself, built by PostgreSQL: one text value per
-   * request instead of a hundred row objects mapped and serialised again in JavaScript.
-   */
+  /** A GET /v1/prices page as its JSON body, built by PostgreSQL as one text value. */
   async listPrices (filter: PriceFilter): Promise<string> {
     const mask = (filter.town !== undefined ? 1 : 0) | (filter.startDate !== undefined ? 2 : 0) | (filter.endDate !== undefined ? 4 : 0)
     let statement = this.listStatements.get(mask)
@@ -107,13 +97,7 @@ export class PricesRepository {
     return row?.body ?? '[]'
   }
 
-  /**
-   * The rows of `listPrices` for the same filter, in the same D2 order, as batches: the first
-   * query skips `offset` rows, every later one continues after the last row it has seen (keyset
-   * on valid_from desc, lower(town) byte-wise, id), so a long export costs one index range scan
-   * per batch rather than ever longer offset skips, and an ingest committed meanwhile can add
-   * or change rows but never make the export repeat one.
-   */
+  /** listPrices' rows as keyset batches in D2 order, so a long export never repeats a row. */
   async * streamPrices (filter: PriceStreamFilter, batchSize = EXPORT_BATCH_SIZE): AsyncGenerator<FuelPrice[], void, undefined> {
     let remaining = filter.limit ?? Number.POSITIVE_INFINITY
     let last: FuelPrice | undefined
@@ -145,10 +129,7 @@ export class PricesRepository {
     return await this.townsStatement.execute()
   }
 
-  /**
-   * Spec 4.5 rule 6, D14: validated rows upserted in one transaction (see ingest/write.ts), batch
-   * by batch as they are read (D46; `[rows]` when all are at hand).
-   */
+  /** Spec 4.5 rule 6: the D14 one-transaction upsert, batch by batch as read (D46). */
   async ingest (batches: Iterable<readonly PriceRow[]>, options?: WriteOptions): Promise<IngestOutcome> {
     return await writeBatches(this.database, batches, options)
   }
@@ -183,18 +164,15 @@ export class PricesRepository {
   }
 }
 
-/** A filter value: a bound parameter, or a placeholder of a prepared statement. */
 type FilterValue = SQL | ReturnType<typeof sql.placeholder>
 
-/** The WHERE conditions of a /v1/prices filter: the one statement of them, for pages and exports. */
 function filterConditions (filter: { town: FilterValue | undefined, startDate: FilterValue | undefined, endDate: FilterValue | undefined }): SQL[] {
   const conditions: SQL[] = []
   if (filter.town !== undefined) conditions.push(sql`${townOrderKey} = lower(${filter.town})`)
   if (filter.startDate !== undefined) conditions.push(gte(fuelPrices.validFrom, sql`${filter.startDate}::date`))
   if (filter.endDate !== undefined) {
     conditions.push(lte(fuelPrices.validTo, sql`${filter.endDate}::date`))
-    // valid_to is always valid_from + 1 month - 1 day (a CHECK constraint, D8), at least 27
-    // days later, so this implied bound lets the index range-scan on valid_from as well.
+    // D8 CHECK: valid_from is 27+ days before valid_to; the implied bound lets the index range-scan.
     conditions.push(lte(fuelPrices.validFrom, sql`${filter.endDate}::date - 27`))
   }
   return conditions

@@ -1,11 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { check, date, index, numeric, pgTable, serial, text, timestamp, unique } from 'drizzle-orm/pg-core'
 
-/**
- * One row per (town, pricing cycle). The cycle and price rules that the ingest enforces (D5, D8)
- * are also CHECK constraints, so the table itself guarantees what the specification calls
- * "always" true of stored data, whatever writes to it.
- */
+/** One row per (town, cycle); the D5 price and D8 cycle rules are CHECK constraints too. */
 export const fuelPrices = pgTable('fuel_prices', {
   id: serial('id').primaryKey(),
   town: text('town').notNull(),
@@ -14,14 +10,12 @@ export const fuelPrices = pgTable('fuel_prices', {
   kerosene: numeric('kerosene', { precision: 6, scale: 2 }).notNull(),
   validFrom: date('valid_from', { mode: 'string' }).notNull(),
   validTo: date('valid_to', { mode: 'string' }).notNull(),
-  // When the ingest that inserted the row committed (transaction time); the first of a cycle's
-  // is the cycle's publication time (/v1/cycles). Null for rows stored before it was kept.
+  // Commit time of the inserting ingest, giving a cycle's publication time; null on older rows.
   publishedAt: timestamp('published_at', { withTimezone: true, mode: 'string' }).defaultNow()
 }, (t) => [
   // Spec 2, rule 2: a record is unique per (town, valid_from); the ingest upserts on it.
   unique('fuel_prices_town_valid_from_key').on(t.town, t.validFrom),
-  // D2 + D3: the one total order of GET /v1/prices and the latest cycle (highest valid_from,
-  // then lower(town) byte-wise, then id) is this index read front to back.
+  // D2 total order with D3 town order: GET /v1/prices and the latest cycle read this index in order.
   index('fuel_prices_order_idx').on(t.validFrom.desc().nullsFirst(), sql`lower(${t.town}) COLLATE "C"`, t.id),
   // D4 town filter (lower(town) = key) in D2 order; also the skip scan behind GET /v1/towns.
   index('fuel_prices_town_order_idx').on(sql`lower(${t.town}) COLLATE "C"`, t.validFrom.desc().nullsFirst(), t.id),

@@ -1,7 +1,4 @@
-/**
- * The pricing cycle rule (spec 2, rule 3): a cycle runs from the 15th of one month to the 14th of
- * the next. Dates are plain calendar dates in ISO form (YYYY-MM-DD); no time zone is involved.
- */
+/** A pricing cycle, the 15th to the 14th of the next month (spec 2 rule 3); ISO dates, no time zone. */
 export interface Cycle {
   validFrom: string
   validTo: string
@@ -13,14 +10,12 @@ export function isoDate (year: number, month: number, day: number): string {
   return `${String(year).padStart(4, '0')}-${pad(month)}-${pad(day)}`
 }
 
-/** True when year/month/day name a real calendar date (31-02-2026 does not). */
 export function isCalendarDate (year: number, month: number, day: number): boolean {
   if (month < 1 || month > 12 || day < 1 || year < 1) return false
   const d = new Date(Date.UTC(year, month - 1, day))
   return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day
 }
 
-/** The cycle that is active on a calendar date given as YYYY-MM-DD. */
 export function cycleOf (date: string): Cycle {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number]
   // day >= 15: this month's 15th to next month's 14th; else previous month's 15th to this 14th.
@@ -34,7 +29,6 @@ export function todayInKenya (now: Date = new Date()): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Nairobi', year: 'numeric', month: '2-digit', day: '2-digit' }).format(now)
 }
 
-/** The cycle whose valid_from is the given date, or null when that date does not start a cycle. */
 export function cycleFrom (validFrom: string): Cycle | null {
   const [y, m, d] = validFrom.split('-').map(Number) as [number, number, number]
   if (d !== 15) return null
@@ -57,13 +51,11 @@ export function cycleStartingIn (monthIndex: number): Cycle {
   }
 }
 
-/** D48: the first day of the earliest cycle an upload may hold (history back to 1970). */
+// D48 upload cycle window: from 1970 to three cycles after today's.
 export const EARLIEST_VALID_FROM = '1970-01-15'
 
-/** D48: how many cycles after today's an upload may announce. */
 export const CYCLES_AHEAD = 3
 
-/** The valid_from values an upload may hold on `now`: a cycle of 9999 or 1800 is a typo. */
 export interface CycleWindow { earliest: string, latest: string }
 
 export function plausibleCycles (now: Date = new Date()): CycleWindow {

@@ -1,8 +1,4 @@
-/**
- * One kind of error that carries its HTTP status and the exact `detail` the client receives
- * (D19: every error is `{"detail": ...}`). Domain code throws these; the single error handler in
- * app.ts turns them into responses. Anything else becomes a 500 whose body never leaks internals.
- */
+/** An error carrying its status and the exact `detail` of the D19 envelope; anything else is a bare 500. */
 export class HttpError extends Error {
   readonly statusCode: number
   readonly detail: unknown
@@ -25,10 +21,10 @@ export class IngestRejected extends HttpError {
   }
 }
 
-/** D48: the most characters of a refused cell a message repeats. */
+/** D48: a refused cell is repeated in a message up to this many characters. */
 export const ECHO_MAX_CHARS = 100
 
-/** A refused cell as a message repeats it: whole when short, else a prefix and its length. */
+/** Cut at ECHO_MAX_CHARS, never inside a surrogate pair. */
 export function echoCell (raw: string): string {
   if (raw.length <= ECHO_MAX_CHARS) return raw
   const cut = raw.charCodeAt(ECHO_MAX_CHARS - 1) >= 0xd800 && raw.charCodeAt(ECHO_MAX_CHARS - 1) <= 0xdbff ? ECHO_MAX_CHARS - 1 : ECHO_MAX_CHARS

@@ -1,8 +1,4 @@
-/**
- * The price CSV's columns (spec 4.5 rule 3) with their display names, in the canonical order
- * that D6 names them in: one home for the header the ingest requires, the export writes and the
- * sample generator produces.
- */
+/** The price CSV columns (spec 4.5 rule 3) in D6 canonical order, shared by ingest, export and sample. */
 export const CSV_COLUMNS = ['From', 'To', 'Town', 'Super (PMS)', 'Diesel (AGO)', 'Kerosene (IK)'] as const
 
 export const CSV_HEADER = CSV_COLUMNS.join(',')

@@ -1,11 +1,4 @@
-/**
- * D4: town names. Trim, collapse inner runs of white space to one space, and title-case word by
- * word, words being split on spaces and hyphens only, so `MURANG'A` becomes `Murang'a` (a naive
- * title-case gives `Murang'A`), `moi's bridge` becomes `Moi's Bridge` and `kapsabet-nandi`
- * becomes `Kapsabet-Nandi`. D48: the result is the one canonical form of a name: Unicode NFC (a
- * precomposed `é` and `e` + combining accent are one town), and idempotent (the canonical form of
- * a canonical name is itself), so an export uploads back unchanged.
- */
+/** D4 town normalisation, giving the one canonical form of D48 (NFC, idempotent). */
 export function normalizeTown (raw: string): string {
   return collapseWhitespace(raw.normalize('NFC'))
     .split(/([ -])/)
@@ -20,11 +13,7 @@ function collapseWhitespace (raw: string): string {
 
 const LETTER = /\p{L}/u
 
-/**
- * The word lower-cased with its first letter upper-cased (`(central)` → `(Central)`). A letter
- * whose upper case is not one character (`ß` → `SS`, `ﬁ` → `FI`) stays as it is, so the result
- * never spells another name (`ﬁnlay` is not `FInlay` beside `Finlay`).
- */
+/** Lower-cased with its first letter upper-cased, unless that becomes several letters (D48: `ß`, `ﬁ`). */
 function titleWord (word: string): string {
   const lower = word.toLowerCase()
   const at = lower.search(LETTER)
@@ -34,20 +23,13 @@ function titleWord (word: string): string {
   return upper.length === first.length ? lower.slice(0, at) + upper + lower.slice(at + first.length) : lower
 }
 
-/**
- * D4 + D21: a `town` query value as a filter, in the canonical form of D4 (so a filter and a stored
- * name compare alike whatever their case or Unicode form); empty means absent. D48: the read
- * cache is keyed by this same form, which is what the database is given to compare.
- */
+/** D21: empty means absent; otherwise the D4 canonical form, also the D48 read-cache key. */
 export function townFilter (raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined
   return collapseWhitespace(raw) === '' ? undefined : normalizeTown(raw)
 }
 
-/**
- * D3/D4: the key towns are compared and ordered by: the name lower-cased. The database states
- * the same key as `lower(town) COLLATE "C"` (db/prices.ts), compared byte-wise.
- */
+/** D3 town order: the key the database states as `lower(town) COLLATE "C"`. */
 export function townKey (town: string): string {
   return town.toLowerCase()
 }

@@ -1,10 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 
-/**
- * D21: an empty query value (`?town=`, `?limit=`) means the parameter is absent, so its default
- * applies. Removed before validation; callback-style, so no promise per request on the hot path.
- */
+/** D21 query leniency: an empty value means the parameter is absent, so its default applies. */
 async function emptyQueryValues (app: FastifyInstance): Promise<void> {
   app.addHook('preValidation', (request, _reply, done) => {
     const query = request.query as Record<string, unknown> | undefined

@@ -6,10 +6,7 @@ import { toValidationItems } from './validation.js'
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const
 
-/**
- * D19: one error envelope for everything, the framework's own errors included. 4xx messages are
- * exact and useful; a 5xx never carries a stack trace or SQL text.
- */
+/** D19 one error envelope, framework errors included; a 5xx never carries a stack or SQL. */
 async function errors (app: FastifyInstance): Promise<void> {
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     if (error instanceof HttpError) {
@@ -30,8 +27,7 @@ async function errors (app: FastifyInstance): Promise<void> {
     void reply.code(500).send({ detail: 'Internal Server Error' })
   })
 
-  // Spec 8: every path but health is rate limited, unknown ones included (the limiter hooks only
-  // declared routes, so the not-found handler takes its hook explicitly).
+  // Spec 8: unknown paths are limited too; only declared routes get the limiter's hook by itself.
   app.setNotFoundHandler({ preHandler: app.rateLimit() }, (request, reply) => {
     // D19: a known path with another method is 405 with Allow, not 404.
     const url = request.url.split('?')[0] as string

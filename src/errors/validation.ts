@@ -1,6 +1,5 @@
 import type { FastifySchemaValidationError, preHandlerHookHandler } from 'fastify'
 
-/** One item of a 422 body, worded as the FastAPI/pydantic-v1 service clients were built on. */
 interface ValidationItem {
   loc: Array<string | number>
   msg: string
@@ -9,10 +8,7 @@ interface ValidationItem {
 
 const LOCATION: Record<string, string> = { querystring: 'query', body: 'body', params: 'path', headers: 'header' }
 
-/**
- * D20: Ajv errors → pydantic-v1 items. One item per failing parameter (the first error Ajv gives
- * for it), in the order Ajv reports them, so every failing parameter is listed once.
- */
+/** D20 wording of 422 items: one pydantic-v1 item per failing parameter, in Ajv's order. */
 export function toValidationItems (errors: FastifySchemaValidationError[], context: string): ValidationItem[] {
   const where = LOCATION[context] ?? context
   const seen = new Set<string>()
@@ -70,10 +66,7 @@ function describe (error: FastifySchemaValidationError): { msg: string, type: st
   }
 }
 
-/**
- * D48: Ajv coerces the query value `Infinity` (or `-Infinity`) to a number that passes `integer`
- * and skips `minimum`/`maximum`; these integer parameters are checked once more after validation.
- */
+/** D48: Ajv lets `Infinity` pass as an integer, so these are checked again after validation. */
 export function finiteIntegers (...names: string[]): preHandlerHookHandler {
   return (request, reply, done) => {
     const query = request.query as Record<string, unknown>

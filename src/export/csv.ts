@@ -4,11 +4,7 @@ import { disarmFormula, looksLikeFormula } from './formula-guard.js'
 
 export { CSV_HEADER }
 
-/**
- * Price records as CSV in the format POST /v1/ingest/csv reads (spec 4.5), so that an export
- * uploads back unchanged: the ingest header, `DD-MM-YYYY` dates (D7), prices with two decimals
- * (D5), RFC 4180 quoting and CRLF line ends.
- */
+// An export uploads back unchanged (spec 4.5): D7 dates, D5 prices, RFC 4180 quoting, CRLF.
 const CSV_LINE_END = '\r\n'
 
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8'
@@ -20,27 +16,19 @@ export function csvDate (isoDate: string): string {
   return `${m[3]}-${m[2]}-${m[1]}`
 }
 
-/**
- * `180.5` → `180.50`. Prices are numeric(6,2) sent as float8; the double nearest a two-decimal
- * value is within 1e-13 of it, so rounding to two places gives that value back exactly.
- */
+/** Two decimals: the double nearest a numeric(6,2) value rounds back to it exactly. */
 export function csvPrice (price: number): string {
   if (!Number.isFinite(price)) throw new Error(`not a price: ${price}`)
   return price.toFixed(2)
 }
 
-/**
- * RFC 4180: a field containing a comma, a double quote or a line break is quoted, with inner
- * quotes doubled. Leading or trailing white space is quoted too, so no reader trims it away.
- * A field a spreadsheet would run as a formula gets a leading apostrophe, and quotes (D31).
- */
+/** RFC 4180 quoting (edge white space too) and the D31 formula guard. */
 export function csvField (value: string): string {
   if (looksLikeFormula(value)) return `"${disarmFormula(value).replaceAll('"', '""')}"`
   if (!/[",\r\n]|^\s|\s$/.test(value)) return value
   return `"${value.replaceAll('"', '""')}"`
 }
 
-/** One record as a CSV line, line end included. */
 export function csvLine (row: FuelPrice): string {
   return [
     csvDate(row.valid_from),
@@ -53,14 +41,12 @@ export function csvLine (row: FuelPrice): string {
   ].join(',') + CSV_LINE_END
 }
 
-/** The records of one batch as one string, ready to write. */
 export function csvLines (rows: readonly FuelPrice[]): string {
   let out = ''
   for (const row of rows) out += csvLine(row)
   return out
 }
 
-/** A whole export: the header line, then the batches as CSV lines, pulled as the response drains. */
 export async function * csvDocument (
   first: IteratorResult<FuelPrice[], void>,
   rest: AsyncGenerator<FuelPrice[], void, undefined>

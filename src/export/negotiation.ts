@@ -1,11 +1,4 @@
-/**
- * Does this `Accept` header prefer `text/csv` over `application/json`? (RFC 9110 12.5.1)
- *
- * Each type gets the quality of the most specific range that matches it (`text/csv` before
- * `text/*` before `*\/*`). CSV wins only with a higher quality, or with an equal one when
- * `text/csv` is named and `application/json` is not: `Accept: *\/*`, a browser's default and no
- * header at all keep JSON, the representation clients were written against.
- */
+/** D43: does `Accept` prefer `text/csv` over JSON (RFC 9110 12.5.1)? A tie keeps JSON unless CSV is named. */
 export function prefersCsv (accept: string | undefined): boolean {
   if (accept === undefined || accept.trim() === '') return false
   const csv = quality(accept, 'text', 'csv')

@@ -11,19 +11,8 @@ declare module 'fastify' {
 
 export const PUBLIC_CACHE_CONTROL = 'public, max-age=86400, s-maxage=604800'
 
-/**
- * D17: `public, max-age=86400, s-maxage=604800` on the 2xx/304 of the public read routes and the
- * ingest 201; everything else — health, errors (a CDN keeping a 429 or 500 for a week breaks
- * clients) — `no-store`.
- * D18: a GET body gets a strong ETag (unless its route set one) and a matching If-None-Match
- * turns the answer into a 304 without a body.
- *
- * Which routes are public comes from the contract (`operations[...].config.publicCache`) and is
- * decided once per route as it is declared (onRoute), not per request. Requests that match no
- * route get `no-store` from an app-level hook.
- */
+/** D17 public Cache-Control on reads (no-store elsewhere), D18 ETags and 304; policy from the contract. */
 async function httpCaching (app: FastifyInstance): Promise<void> {
-  /** A route's answer that is not publicly cacheable, or any error: no-store unless it set its own. */
   const privateAnswer: onSendHookHandler = (_request, reply, payload, done) => {
     if (reply.statusCode >= 400 || !reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
     done(null, payload)

@@ -3,24 +3,18 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { addVary } from './vary.js'
 
-/**
- * A JSON body made once and served many times: its bytes and strong ETag, and its compressed
- * forms, each made the first time a client asks for it and then kept.
- */
+/** A JSON body made once and served many times; each compressed form is made on first request. */
 export interface ReadyBody {
   readonly json: Buffer
   readonly etag: string
-  /** Whether the body is large enough to be sent compressed. */
   readonly compressible: boolean
   /** The gzip and brotli forms; undefined below COMPRESS_THRESHOLD_BYTES. */
   readonly gzip: Buffer | undefined
   readonly br: Buffer | undefined
   readonly identity: Representation
-  /** The bytes and tag sent for an encoding (identity when that one is not made). */
   representation: (encoding: Encoding) => Representation
 }
 
-/** One encoding of a ready body, with its tag computed once. */
 export interface Representation {
   readonly bytes: Buffer
   readonly etag: string
@@ -81,10 +75,8 @@ function variantTag (etag: string, encoding: 'br' | 'gzip'): string {
 
 export type Encoding = 'br' | 'gzip' | 'identity'
 
-/** What `sendReady` sends a body as, unless told otherwise. */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 
-/** The best encoding the client accepts (br over gzip); `q=0` excludes one. */
 export function preferredEncoding (acceptEncoding: string | undefined): Encoding {
   if (acceptEncoding === undefined || acceptEncoding === '') return 'identity'
   let br = false
@@ -111,21 +103,16 @@ export function etagMatches (ifNoneMatch: string | undefined, etag: string): boo
   return false
 }
 
-// An encoded variant's tag is the identity tag with a suffix; all name the same entity.
+// Strips `W/` and the encoding suffix variantTag adds.
 function opaque (tag: string): string {
   return tag.replace(/^W\//, '').replace(/^"(.*?)(-(?:br|gzip))?"$/, '$1')
 }
 
-/** The representation to send: br or gzip when accepted and the body is large enough. */
 export function pickRepresentation (body: ReadyBody, acceptEncoding: string | undefined): Representation {
   return body.compressible ? body.representation(preferredEncoding(acceptEncoding)) : body.identity
 }
 
-/**
- * The one send path of a cached answer: the representation the client prefers, with its ETag and
- * `Vary: Accept-Encoding` when the encoding depends on it; D18 a matching If-None-Match is a 304
- * without a body, decided here. The bytes bypass the serializer; the schema still documents them.
- */
+/** The one send path of a cached answer (D45): the preferred encoding, its ETag, the D18 304. */
 export function sendReady (request: FastifyRequest, reply: FastifyReply, body: ReadyBody, contentType = JSON_CONTENT_TYPE): FastifyReply {
   const { bytes, etag, encoding } = pickRepresentation(body, request.headers['accept-encoding'])
   if (etagMatches(request.headers['if-none-match'], etag)) {
@@ -140,10 +127,8 @@ export function sendReady (request: FastifyRequest, reply: FastifyReply, body: R
 }
 
 /**
- * Answers with a ready body from `held` when the read cache holds it (no promise on the hot path:
- * issue 12), else from `load` once the cache has it. For a route handler to return: undefined
- * when answered at once (a synchronous handler must not return its reply: Fastify would send it
- * again), else a promise that settles once the answer is sent (or rejects with the load's error).
+ * Sends `held` at once, else `load`'s value once it settles. Undefined when sent at once: a
+ * synchronous handler must not return its reply, or Fastify sends it twice.
  */
 export function sendHeldOr<T> (held: T | undefined, load: () => Promise<T>, send: (value: T) => FastifyReply): Promise<void> | undefined {
   if (held === undefined) return load().then((value) => { send(value) })

@@ -3,7 +3,6 @@ import type { FastifyReply } from 'fastify'
 /** Adds a field to Vary, keeping what is there (CORS has already put `Origin` in it). */
 export function addVary (reply: FastifyReply, field: string): void {
   const current = reply.getHeader('vary')
-  // The usual case, without splitting: nothing yet, or only the CORS plugin's `Origin`.
   if (current === undefined) {
     void reply.header('vary', field)
     return

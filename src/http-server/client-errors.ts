@@ -7,12 +7,7 @@ type ClientErrorHandler = NonNullable<FastifyServerOptions['clientErrorHandler']
 /** How long a connection answered here is kept (half-closed) so the client can read the answer. */
 export const CLIENT_ERROR_LINGER_MS = 2000
 
-/**
- * Errors node:http raises before a request reaches the app: a D32 timeout (408), headers too
- * large (431), bytes that are not HTTP (400). Answered in the D19 envelope; then the connection
- * is ended, and destroyed after a short linger (as D29 does, so a client still sending can read
- * the answer instead of a reset).
- */
+/** node:http's own 400, 408 (D32) and 431, in the D19 envelope, then closed after a linger (as D29). */
 export const clientErrorHandler: ClientErrorHandler = function (err, socket: Socket) {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
   const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400

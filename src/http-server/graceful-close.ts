@@ -1,10 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 
-/**
- * Graceful shutdown: a request still in flight when closing starts (an ingest, say) is finished,
- * and its keep-alive connection closed with it, so the server can close at once.
- */
+/** Shutdown: an answer in flight closes its keep-alive connection so close() need not wait. */
 async function gracefulClose (app: FastifyInstance): Promise<void> {
   let closing = false
   app.addHook('preClose', async () => { closing = true })

@@ -3,14 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import fp from 'fastify-plugin'
 import { HttpError } from '../domain/errors.js'
 
-/**
- * D48: node:http answers a request without `Host` (HTTP/1.1) and an `Expect` other than
- * 100-continue itself, with empty bodies. Both are passed on to Fastify (`requireHostHeader:
- * false`, a `checkExpectation` listener that hands the request to Fastify's own), and refused
- * here in the envelope with the usual headers. `Expect: 100-continue` is handed on the same way,
- * without node's automatic `100 Continue`: the upload route invites the body only once its token
- * is accepted (`continueIfExpected`), so a wrong token gets its 401 and no invitation.
- */
+/** D48 smaller refusals: no Host or a bad Expect, refused in the envelope; `100 Continue` only after the token. */
 export const framingHook: onRequestHookHandler = (request, _reply, done) => {
   const { expect, host } = request.headers
   if (expect !== undefined && expect.toLowerCase() !== '100-continue') {
@@ -22,7 +15,6 @@ export const framingHook: onRequestHookHandler = (request, _reply, done) => {
   }
 }
 
-/** Sends `100 Continue` to a client waiting for it before sending its body. */
 export function continueIfExpected (request: FastifyRequest, reply: FastifyReply): void {
   if (request.headers.expect?.toLowerCase() === '100-continue' && !reply.raw.headersSent) reply.raw.writeContinue()
 }

@@ -2,11 +2,7 @@ import { CSV_COLUMNS } from '../domain/price-csv.js'
 import { townKey } from '../domain/town.js'
 import type { PriceRow } from './csv.js'
 
-/**
- * The dry run's review of a file (D40): per cycle, the towns new or missing compared with the
- * cycle before it, and warnings for prices that look mistyped. Pure: the caller reads what is
- * stored. A warning never refuses an upload; it is for the admin to read before the real one.
- */
+/** D40 dry-run plausibility review. Pure: the caller reads what is stored. */
 
 /** A stored record, prices as their exact decimal text ('180.50'). */
 export interface StoredPrice {
@@ -51,10 +47,7 @@ const money = (c: number): string => (c / 100).toFixed(2)
 const percent = (share: number): string => `${(Math.round(share * 1000) / 10).toFixed(1)}%`
 const byTownKey = (a: string, b: string): number => (townKey(a) < townKey(b) ? -1 : townKey(a) > townKey(b) ? 1 : 0)
 
-/**
- * `rows` are the file's validated rows; `stored` the stored records of the file's cycles and of
- * the cycle stored before each of them; `share` the tolerated move (0.15 = 15 %).
- */
+/** `stored`: records of the file's cycles and of the cycle before each; `share`: 0.15 = 15 %. */
 export function reviewCycles (rows: readonly PriceRow[], stored: readonly StoredPrice[], share: number): CycleReview[] {
   // Each cycle as it will stand after the upload: stored records, overridden by the file's.
   const cycles = new Map<string, Map<string, { town: string, prices: Prices, line?: number }>>()

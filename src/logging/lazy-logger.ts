@@ -3,16 +3,11 @@ import type { Bindings, ChildLoggerOptions, FastifyChildLoggerFactory } from 'fa
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
 
-/** The numeric levels of a pino logger (`logger.levels.values`), when the logger has them. */
 function levelValues (logger: FastifyBaseLogger): Record<string, number> | undefined {
   return (logger as { levels?: { values?: Record<string, number> } }).levels?.values
 }
 
-/**
- * A request's logger that makes its pino child (the request id bound into it) only when
- * something is logged at an enabled level: Fastify makes one for every request, and almost none
- * is written to (D45 logging). What is logged, and with which bindings, is unchanged.
- */
+/** D45 logging: a request's pino child is made only when something is logged at an enabled level. */
 class LazyChildLogger {
   private made: FastifyBaseLogger | undefined
 
@@ -47,15 +42,13 @@ class LazyChildLogger {
   private log (level: Level, args: unknown[]): void {
     const values = levelValues(this.parent)
     const threshold = values?.[this.level]
-    // Below the logger's level: nothing is written, so no child is needed. Unknown levels
-    // (a logger that is not pino's) always go to the real child, which decides.
+    // Below the level nothing is written; a non-pino logger's child decides for itself.
     if (values !== undefined && threshold !== undefined && (values[level] as number) < threshold) return
     const child = this.real() as unknown as Record<Level, (...a: unknown[]) => void>
     child[level](...args)
   }
 }
 
-/** Fastify's `childLoggerFactory`: each request's logger, made on first use (LazyChildLogger). */
 export const lazyChildLoggerFactory: FastifyChildLoggerFactory = function (logger, bindings, options) {
   return new LazyChildLogger(logger, bindings, options) as unknown as FastifyBaseLogger
 }

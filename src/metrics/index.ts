@@ -2,17 +2,13 @@ import type { FastifyInstance, onResponseHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { collectDefaultMetrics, Counter, Registry } from 'prom-client'
 
-/** What the app exposes to its own code: the ingest route counts its commits here. */
 interface ServiceMetrics {
   /** This app's registry (not prom-client's global one), so apps in one process never clash. */
   readonly registry: Registry
-  /** Committed ingests (the 201s of POST /v1/ingest/csv): `app.metrics.ingests.inc()`. */
   readonly ingests: Counter
-  /** Data rows of committed ingests (`records_processed`): `app.metrics.rowsIngested.inc(n)`. */
   readonly rowsIngested: Counter
 }
 
-/** Records one answer: method, status code, milliseconds. */
 export type Recorder = (method: string, status: number, ms: number) => void
 
 declare module 'fastify' {
@@ -24,11 +20,7 @@ declare module 'fastify' {
 /** Request latency buckets, seconds: cache hits take well under a millisecond, ingests seconds. */
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
-/**
- * Process metrics (CPU, memory, event loop lag, GC) describe the process, not an app, and their
- * collectors install observers that are never removed; so one registry per process holds them,
- * and every app's /metrics answer adds it to its own.
- */
+// Process metrics' collectors are never removed: one registry per process, added to every app's answer.
 let processRegistry: Registry | undefined
 export function defaultMetricsRegistry (): Registry {
   if (processRegistry === undefined) {
@@ -38,7 +30,6 @@ export function defaultMetricsRegistry (): Registry {
   return processRegistry
 }
 
-/** One series of answered requests: its labels, count, latency sum and per-bucket counts. */
 interface RequestSeries {
   readonly labels: { method: string, route: string, status_code: number }
   count: number
@@ -47,16 +38,11 @@ interface RequestSeries {
   readonly buckets: number[]
 }
 
-/**
- * The per-request side of the HTTP metrics, kept in plain numbers and turned into Prometheus
- * samples only at scrape time: prom-client's own counter and histogram cost ~5 µs of CPU per
- * request under wrk (issue 12), this a map lookup and three additions.
- */
+/** HTTP metrics kept as plain numbers and made into samples at scrape time, cheaper per request than prom-client's. */
 class RequestTallies {
   private readonly all: RequestSeries[] = []
   private readonly recorders = new Map<string, Recorder>()
 
-  /** Records for one route pattern (`unmatched` for requests that match no route); one per pattern. */
   recorder (route: string): Recorder {
     let recorder = this.recorders.get(route)
     if (recorder === undefined) this.recorders.set(route, recorder = this.newRecorder(route))
@@ -64,7 +50,6 @@ class RequestTallies {
   }
 
   private newRecorder (route: string): Recorder {
-    // Keyed by method and status; a route answers with a handful of each.
     const own = new Map<string, Map<number, RequestSeries>>()
     return (method, status, ms) => {
       let byStatus = own.get(method)
@@ -84,7 +69,6 @@ class RequestTallies {
     }
   }
 
-  /** The two families as prom-client metric objects, read when the registry is scraped. */
   register (registry: Registry): void {
     const family = (name: string, help: string, type: 'counter' | 'histogram', values: () => object[]): void => {
       registry.registerMetric({ name, help, type, aggregator: 'sum', get: () => ({ name, help, type, aggregator: 'sum', values: values() }) } as never)
@@ -107,16 +91,7 @@ class RequestTallies {
   }
 }
 
-/**
- * `app.metrics`: requests by route pattern, method and status (a count and a latency histogram),
- * ingests and ingested rows, and what other plugins register in `app.metrics.registry` (the read
- * cache's hits and misses); GET /metrics (routes/metrics) exposes them with the process metrics.
- *
- * Registered before the routes it counts: each route gets its own onResponse hook as it is declared
- * (an `onRoute` hook), with its pattern already known, so no request reads `request.routeOptions`
- * (a getter that builds an object each time); requests that match no route are counted by an
- * app-level hook under `unmatched`.
- */
+/** `app.metrics`, served by GET /metrics: requests by route pattern, method and status; ingests. */
 async function metrics (app: FastifyInstance): Promise<void> {
   const registry = new Registry()
   const tallies = new RequestTallies()

@@ -6,17 +6,14 @@ import { MemorySlidingWindowStore } from './memory-store.js'
 import { DEFAULT_MAX, DEFAULT_WINDOW_MS, clientKey, type HitResult, type SlidingWindowStore } from './sliding-window.js'
 
 interface RateLimitPluginOptions {
-  /**
-   * The sliding log (D22); the plugin closes it when the app closes. Omitted: Redis when
-   * `redisUrl` is set (shared by all replicas), else this process's memory.
-   */
+  /** The D22 sliding log, closed with the app; omitted: Redis when `redisUrl` is set, else memory. */
   store?: SlidingWindowStore | undefined
   redisUrl?: string | undefined
   /** Routes under these prefixes are never limited (the docs: routes a library declares). */
   exemptPrefixes?: readonly string[]
 }
 
-/** Spec section 7, to the letter. */
+/** Spec 7, word for word. */
 const RATE_LIMIT_DETAIL = 'Rate limit exceeded. Try again later.'
 
 type IncrCallback = (err: Error | null, result?: { current: number, ttl: number }) => void
@@ -26,10 +23,7 @@ function counted (hit: HitResult, max: number): { current: number, ttl: number }
   return { current: hit.allowed ? max - hit.remaining : max + 1, ttl: hit.resetMs }
 }
 
-/**
- * The plugin's `store` option: a class it instantiates once. Ours hands every count to the D22
- * sliding log, synchronously where the store can (memory), so no timer or promise of its own.
- */
+/** @fastify/rate-limit's `store` option, backed by the D22 sliding log (synchronously where it can). */
 function storeClass (store: SlidingWindowStore, max: number): new () => object {
   return class SlidingWindowAdapter {
     incr (key: string, callback: IncrCallback): void {
@@ -47,13 +41,7 @@ function storeClass (store: SlidingWindowStore, max: number): new () => object {
   }
 }
 
-/**
- * D22 / spec 8: 60 requests per client in any 60 s, counted by our sliding log through
- * @fastify/rate-limit's `store` option, with the draft-standard RateLimit-* headers and
- * `Retry-After` on the 429. Its hook is route-level onRequest, so CORS headers (an instance hook)
- * are on a 429 and a refused upload is never read. Routes declare `config: { rateLimit: false }`
- * to be exempt (health, metrics, the contract; generated from openapi.yaml).
- */
+/** D22 rate limiting via @fastify/rate-limit; its route onRequest hook runs after CORS, before the body. */
 const rateLimitPlugin: FastifyPluginAsync<RateLimitPluginOptions> = async (app, options) => {
   const store = options.store ?? await createStore(options.redisUrl, app.log)
   const max = store.max ?? DEFAULT_MAX
@@ -84,10 +72,7 @@ const rateLimitPlugin: FastifyPluginAsync<RateLimitPluginOptions> = async (app, 
 
 export default fp(rateLimitPlugin, { name: 'rate-limit', fastify: '5.x' })
 
-/**
- * Redis when REDIS_URL is set (shared by all replicas), otherwise this process's memory (one
- * allowance per replica). D47 Redis outages and their end are logged once each, at warn.
- */
+/** Redis when REDIS_URL is set (one allowance across replicas), else memory; D47 outages logged once. */
 async function createStore (redisUrl: string | undefined, log: FastifyBaseLogger): Promise<SlidingWindowStore> {
   if (redisUrl === undefined) return new MemorySlidingWindowStore()
   // ioredis is loaded only when it is used (several MB a memory-store replica never needs).

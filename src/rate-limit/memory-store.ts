@@ -1,19 +1,11 @@
 import { DEFAULT_MAX, DEFAULT_WINDOW_MS, positiveInteger, type HitResult, type SlidingWindowStore } from './sliding-window.js'
 
-/**
- * Memory of the default cap, measured on Node 20 (x64) with 100,000 keys held: a key that made
- * one request (the shape of a flood of distinct, possibly forged, addresses) costs ≈ 0.2 KB, so
- * ≈ 20 MB in all; the worst case, every key with its full 60 timestamps in the window (a double
- * each, plus array growth slack), costs ≈ 0.9 KB, so ≈ 90 MB. Reaching that takes 100,000
- * clients each sending 60 requests a minute (100,000 req/s on one process). Either way it is a
- * bound, whatever the number of addresses seen.
- */
+/** D22 bounded memory: at most this many keys, least recently seen evicted first. */
 export const DEFAULT_MAX_KEYS = 100_000
 
 interface MemorySlidingWindowOptions {
   max?: number
   windowMs?: number
-  /** D22 "memory stays bounded": at most this many keys are held; least recently used go first. */
   maxKeys?: number
   now?: () => number
 }
@@ -21,9 +13,7 @@ interface MemorySlidingWindowOptions {
 /** One key's log, also a node of the recency list (head = least recently seen). */
 interface MemoryEntry {
   key: string
-  /** Allowed request times, ascending; pruned to the window on every hit. At most `max` long. */
   times: number[]
-  /** Last time the key was seen (allowed or not); the list is kept in this order. */
   lastSeen: number
   prev: MemoryEntry | undefined
   next: MemoryEntry | undefined
@@ -33,16 +23,8 @@ interface MemoryEntry {
 const SWEEP_PER_HIT = 64
 
 /**
- * One process's sliding log (used when REDIS_URL is unset). A Map finds a key's entry; a doubly
- * linked list through the entries keeps them in order of last hit, so both clean-ups are O(1)
- * from its head: entries whose last hit has left the window (all their timestamps have, too)
- * are swept, and when more than `maxKeys` keys are held the least recently seen is evicted.
- * (Re-inserting into the Map to keep its own order would leave deleted slots at its front that
- * every later front iteration walks over: quadratic under a flood.) No timers are involved.
- *
- * Evicting a still-active key hands that client a fresh allowance; that only happens when more
- * than `maxKeys` distinct clients were seen within one window, and it is the price of the memory
- * bound D22 asks for.
+ * One process's D22 sliding log: a Map, plus a linked list in order of last hit so sweeping and
+ * evicting are O(1) (reordering the Map itself degrades under a flood).
  */
 export class MemorySlidingWindowStore implements SlidingWindowStore {
   readonly max: number
@@ -60,7 +42,6 @@ export class MemorySlidingWindowStore implements SlidingWindowStore {
     this.now = options.now ?? Date.now
   }
 
-  /** Number of keys held (for tests and metrics). */
   get size (): number {
     return this.entries.size
   }
@@ -76,8 +57,7 @@ export class MemorySlidingWindowStore implements SlidingWindowStore {
 
     let entry = this.entries.get(key)
     if (entry === undefined) {
-      // A literal of one element: `[]` followed by push() would reserve 17 slots, and under a
-      // flood of distinct addresses nearly every entry holds exactly one timestamp.
+      // A one-element literal: `[]` + push() reserves 17 slots, and most entries hold one time.
       entry = { key, times: [now], lastSeen: now, prev: undefined, next: undefined }
       this.entries.set(key, entry)
       this.append(entry)
@@ -107,7 +87,6 @@ export class MemorySlidingWindowStore implements SlidingWindowStore {
     this.head = this.tail = undefined
   }
 
-  /** Drops keys whose last hit has left the window, starting from the least recently seen. */
   private sweep (cutoff: number): void {
     for (let budget = SWEEP_PER_HIT; budget > 0; budget--) {
       const oldest = this.head
@@ -138,7 +117,6 @@ export class MemorySlidingWindowStore implements SlidingWindowStore {
   }
 }
 
-/** Removes the timestamps at or before `cutoff` (they are sorted ascending). */
 function pruneTimes (times: number[], cutoff: number): void {
   let i = 0
   while (i < times.length && (times[i] as number) <= cutoff) i++

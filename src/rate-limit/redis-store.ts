@@ -3,12 +3,8 @@ import type { Redis } from 'ioredis'
 import { DEFAULT_MAX, DEFAULT_WINDOW_MS, positiveInteger, type HitResult, type SlidingWindowStore } from './sliding-window.js'
 
 /**
- * One atomic step of the sliding log over a sorted set whose scores are request times (ms).
- * KEYS[1] the client's set; ARGV: max, windowMs, a unique member, now (ms; empty = Redis TIME).
- * Returns { allowed 0/1, count in window after this request, ms until the oldest leaves }
- * (clamped to the window: replicas passing their own clocks may disagree by a few ms).
- * Only an allowed request is added and only it renews the key's expiry (D22: rejections do not
- * extend the block); the set expires exactly when its newest request leaves the window.
+ * One atomic D22 sliding-log step over a sorted set scored by request time (ms). ARGV: max,
+ * windowMs, member, now (empty: Redis TIME). Only an allowed request is added and renews the expiry.
  */
 const HIT_SCRIPT = `
 local max = tonumber(ARGV[1])
@@ -44,40 +40,18 @@ interface RedisSlidingWindowOptions {
   redis: Redis
   max?: number
   windowMs?: number
-  /** Key prefix; keys are `<prefix><client key>`. */
   prefix?: string
-  /**
-   * Clock for request times. Omitted, the script reads Redis's own TIME, so replicas whose
-   * clocks drift apart still share one consistent window. Tests inject a fake clock.
-   */
+  /** Clock for request times; omitted, Redis TIME keeps all replicas on one clock. */
   now?: () => number
   /** Called once per outage (first failure after a success), never per request. */
   onError?: (err: unknown) => void
-  /** Called when a hit or a probe succeeds again after an outage. */
   onRecover?: () => void
-  /** Consecutive failures that open the circuit (D47). */
+  /** Consecutive failures that open the D47 circuit breaker. */
   breakerThreshold?: number
-  /** While the circuit is open, how often Redis is probed in the background (ms). */
   probeIntervalMs?: number
 }
 
-/**
- * The shared sliding log: every replica pointed at the same Redis shares one allowance per
- * client (D22). The whole check-and-record is one Lua script (EVALSHA through ioredis'
- * `defineCommand`, which falls back to EVAL on NOSCRIPT), so concurrent requests cannot both
- * take the last slot.
- *
- * Fail open: when Redis errors or is unreachable the request is allowed, reported as a fresh
- * window (`remaining: max - 1`, `resetMs: windowMs`), because refusing every client for an
- * infrastructure fault would turn a Redis outage into an API outage. The client built by
- * `createRedisClient` does not queue commands while offline, so these answers are immediate,
- * and it reconnects by itself; the next successful hit ends the outage.
- *
- * D47 circuit breaker: a Redis that accepts connections but does not answer costs each command
- * its timeout. After `breakerThreshold` failures in a row the circuit opens: hits fail open at
- * once, without a command, while a background PING every `probeIntervalMs` waits for Redis to
- * answer again; its first answer closes the circuit.
- */
+/** The shared D22 sliding log, one Lua script per hit; fails open on Redis errors, with a D47 circuit breaker. */
 export class RedisSlidingWindowStore implements SlidingWindowStore {
   readonly max: number
   readonly windowMs: number
@@ -111,12 +85,10 @@ export class RedisSlidingWindowStore implements SlidingWindowStore {
       this.redis.defineCommand(COMMAND_NAME, { numberOfKeys: 1, lua: HIT_SCRIPT })
     }
     this.command = (this.redis as unknown as Record<string, HitCommand>)[COMMAND_NAME] as HitCommand
-    // Connection errors arrive as events too; listening keeps ioredis from printing
-    // "Unhandled error event" on every reconnect attempt, and counts as the outage's report.
+    // Listening stops ioredis printing "Unhandled error event" on every reconnect.
     this.redis.on('error', (err: unknown) => this.fail(err))
   }
 
-  /** Whether hits skip Redis (the circuit is open). */
   get open (): boolean { return this.probe !== undefined }
 
   async hit (key: string): Promise<HitResult> {

@@ -10,11 +10,10 @@ declare module 'fastify' {
 }
 
 interface ReadCachePluginOptions {
-  /** READ_CACHE_MAX_BYTES: bound on the cached bodies besides the latest cycle. */
   maxBytes: number
 }
 
-/** `app.readCache`: every read answered from memory between ingests (spec 4.2 rule 6, widened; D44). */
+/** D44 every read served from memory, as `app.readCache`. */
 async function readCache (app: FastifyInstance, options: ReadCachePluginOptions): Promise<void> {
   const cache = new ReadCache({
     loadLatest: async () => await app.prices.latestPrices(),
@@ -22,7 +21,6 @@ async function readCache (app: FastifyInstance, options: ReadCachePluginOptions)
   })
   app.decorate('readCache', cache)
 
-  // Its tallies, read at scrape time (the cache is the one source of truth).
   const registers = [app.metrics.registry]
   const tallies: Array<[name: string, help: string, read: () => number]> = [
     ['fuel_latest_cache_hits_total', 'GET /v1/prices/latest answers served from the in-memory cache.', () => cache.hits],

@@ -10,22 +10,11 @@ declare module 'fastify' {
 }
 
 interface CacheInvalidation {
-  /**
-   * A payload for an ingest's notification and a promise that settles when this replica hears
-   * it back (at most `timeoutMs` later): PostgreSQL delivers one commit's notification to every
-   * listener at once, so an ingest that answers after hearing its own leaves the other replicas
-   * no window in which to serve what it replaced. Immediate where there is nothing to hear.
-   */
+  /** A notification payload and a promise settled when this replica hears it back (D26), or after `timeoutMs`. */
   expect: (timeoutMs: number) => { payload: string, heard: Promise<void>, cancel: () => void }
 }
 
-/**
- * D26: every replica clears its read cache (the latest cycle and every other cached answer) when
- * any replica commits an ingest. On PostgreSQL a dedicated LISTEN connection receives the
- * notification; when that connection is (re)established the cache is cleared as well, since
- * notifications sent while it was down are lost. On PGlite there is one process, and the ingest
- * clears the cache itself.
- */
+/** D26 cache invalidation via LISTEN/NOTIFY; a (re)connect clears too, as notifications meanwhile are lost. */
 async function cacheInvalidation (app: FastifyInstance): Promise<void> {
   const sql = app.database.sql
   if (sql === undefined) {

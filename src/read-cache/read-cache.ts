@@ -2,16 +2,13 @@ import { normalizeTown } from '../domain/town.js'
 import type { FuelPrice } from '../generated/openapi.js'
 import { readyBody, type ReadyBody } from '../http-caching/ready-body.js'
 
-/** The latest cycle as ready bodies: all towns, or one town's record. */
 export interface LatestSnapshot {
-  /** The whole latest cycle, in D3 order. */
   readonly all: ReadyBody
   /** One town's record, or `[]` for an unknown town (spec 4.2 rule 4); `town` as D4 filters it. */
   forTown: (town: string) => ReadyBody
 }
 
 interface ReadCacheOptions {
-  /** Loads the latest cycle's rows, in D3 order. */
   loadLatest: () => Promise<FuelPrice[]>
   /** Bound on the bytes of the other bodies held (the latest cycle is always kept). */
   maxBytes: number
@@ -21,39 +18,24 @@ interface Entry { body: ReadyBody, bytes: number }
 
 const NONE = readyBody('[]')
 
-/**
- * D44: every read answered from memory between ingests (spec 4.2 rule 6, widened): prices change only
- * on ingest, so the latest cycle and any other answer (a /v1/prices page, /v1/towns) is read once
- * and then served as ready bytes: no query, no serialisation, compression once per encoding.
- *
- * One version for all of it: `clear()` (after an ingest here, or its NOTIFY from another replica,
- * D26) drops everything at once and bumps a generation, so a load that began before the ingest
- * committed can never install its stale result afterwards. Concurrent misses of one key share
- * one load. The latest cycle is pinned; other bodies are kept least-recently-used first within
- * `maxBytes`, keyed by the normalised query.
- */
+/** D44 every read served from memory; `clear()` bumps a generation so a stale load never installs. */
 export class ReadCache {
   private latestSnapshot: LatestSnapshot | undefined
   private latestPending: Promise<LatestSnapshot> | undefined
   private readonly entries = new Map<string, Entry>()
   private readonly pending = new Map<string, Promise<ReadyBody>>()
   private generation = 0
-  /** The key of the entry last in `entries` (the most recently used). */
   private lastUsed: string | undefined
   private heldBytes = 0
   /** Latest-cycle reads served from memory, and those that read the database. */
   hits = 0
   misses = 0
-  /** The same for every other body. */
   bodyHits = 0
   bodyMisses = 0
 
   constructor (private readonly options: ReadCacheOptions) {}
 
-  /**
-   * The latest cycle when it is held (a hit, counted), else undefined: the caller then awaits
-   * `latest()`. Lets a route answer a hit without a promise (issue 12).
-   */
+  /** The latest cycle when held (a counted hit), so a route can answer without a promise. */
   heldLatest (): LatestSnapshot | undefined {
     const snapshot = this.latestSnapshot
     if (snapshot !== undefined) this.hits++
@@ -83,8 +65,7 @@ export class ReadCache {
     const entry = this.entries.get(key)
     if (entry === undefined) return undefined
     this.bodyHits++
-    // Most recently used last: a Map keeps insertion order, so re-inserting moves it (unless it
-    // is already last: a page asked for again and again costs no map writes).
+    // Re-inserting moves it last in the Map's order; a key already last costs no writes.
     if (this.lastUsed !== key) {
       this.entries.delete(key)
       this.entries.set(key, entry)
@@ -93,7 +74,6 @@ export class ReadCache {
     return entry.body
   }
 
-  /** The body stored under `key`, or the JSON text `load` gives, made ready and stored. */
   async body (key: string, load: () => Promise<string>): Promise<ReadyBody> {
     const held = this.heldBody(key)
     if (held !== undefined) return held
@@ -114,7 +94,7 @@ export class ReadCache {
     return await pending
   }
 
-  /** Spec 4.2 rule 6 / D26: called after every committed ingest. */
+  /** D26: called after every committed ingest, here or on another replica. */
   clear (): void {
     this.generation++
     this.latestSnapshot = undefined
@@ -125,7 +105,6 @@ export class ReadCache {
     this.heldBytes = 0
   }
 
-  /** Whether the latest cycle is held. */
   get filled (): boolean {
     return this.latestSnapshot !== undefined
   }
