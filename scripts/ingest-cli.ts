@@ -100,9 +100,11 @@ export async function runIngestCli (args: string[], io: CliIo): Promise<number> 
     else io.out(typeof body === 'string' ? body : JSON.stringify(body, null, 2))
     return 0
   }
-  const detail = (body as { detail?: unknown } | null)?.detail
+  const { detail, line } = (body ?? {}) as { detail?: unknown, line?: unknown }
   const said = detail === undefined ? text.slice(0, 500) : typeof detail === 'string' ? detail : JSON.stringify(detail)
-  io.err(`ingest failed: HTTP ${response.status}: ${said}`)
+  // D51: the row's line, where the message does not already say it.
+  const where = typeof line === 'number' && !/\bline/i.test(said) ? ` (line ${line})` : ''
+  io.err(`ingest failed: HTTP ${response.status}: ${said}${where}`)
   return 1
 }
 

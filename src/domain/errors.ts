@@ -13,11 +13,14 @@ export class HttpError extends Error {
   }
 }
 
-/** A 400 raised by CSV ingest validation (spec 4.5, D5–D10). */
+/** A 400 raised by CSV ingest validation (spec 4.5, D5–D10); D51 `line`: the row it is about. */
 export class IngestRejected extends HttpError {
-  constructor (detail: string) {
+  line: number | undefined
+
+  constructor (detail: string, line?: number) {
     super(400, detail)
     this.name = 'IngestRejected'
+    this.line = line
   }
 }
 

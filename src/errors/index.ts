@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { HttpError } from '../domain/errors.js'
+import { HttpError, IngestRejected } from '../domain/errors.js'
 import { toValidationItems } from './validation.js'
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const
@@ -10,7 +10,9 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as 
 async function errors (app: FastifyInstance): Promise<void> {
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     if (error instanceof HttpError) {
-      void reply.headers(error.headers).code(error.statusCode).send({ detail: error.detail })
+      // D51: a fault in one row of an upload also says which line.
+      const line = error instanceof IngestRejected ? error.line : undefined
+      void reply.headers(error.headers).code(error.statusCode).send(line === undefined ? { detail: error.detail } : { detail: error.detail, line })
       return
     }
     if (error.validation !== undefined) {

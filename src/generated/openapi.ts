@@ -112,7 +112,8 @@ export const Health = Type.Object({
 export type Health = Static<typeof Health>
 
 export const ErrorResponse = Type.Object({
-  detail: Type.String()
+  detail: Type.String(),
+  line: Type.Optional(Type.Integer({ description: "A 400 about one row of an uploaded file also names the row's physical line (header = line 1), whatever the wording of `detail` (D51).", minimum: 1 }))
 }, { additionalProperties: false })
 export type ErrorResponse = Static<typeof ErrorResponse>
 

@@ -194,7 +194,7 @@ export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS, windo
     step ({ data: cells, errors }) {
       const rowLine = line
       line += quoted ? physicalLines(cells) : 1
-      if (errors.length > 0) throw new IngestRejected(`Malformed quoted field on line ${rowLine}`)
+      if (errors.length > 0) throw new IngestRejected(`Malformed quoted field on line ${rowLine}`, rowLine)
       if (isBlank(cells)) return // D6: skipped, though its line still counts
       if (readRow === undefined) {
         readRow = rowReader(mapHeader(cells), window)
@@ -204,9 +204,15 @@ export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS, windo
         // price after it; empty trailing fields (a spreadsheet's trailing commas) are harmless.
         if (cells.length > headerFields) {
           const fields = filledFields(cells)
-          if (fields > headerFields) throw new IngestRejected(`Line ${rowLine} has ${fields} fields; the header has ${headerFields}`)
+          if (fields > headerFields) throw new IngestRejected(`Line ${rowLine} has ${fields} fields; the header has ${headerFields}`, rowLine)
         }
-        rows.push(readRow(cells, rowLine))
+        try {
+          rows.push(readRow(cells, rowLine))
+        } catch (err) {
+          // D51 every row fault names its line, beside the message the contract words.
+          if (err instanceof IngestRejected) err.line ??= rowLine
+          throw err
+        }
       }
     }
   }

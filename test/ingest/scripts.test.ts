@@ -77,7 +77,7 @@ t.test('[ingest script] posts the file, prints the outcome, exit status says how
   t.equal(noToken.code, 1)
 
   const bad = await cli([join(dir, 'bad.csv'), '--url', url, '--token', TOKEN])
-  t.strictSame(bad, { code: 1, out: '', err: 'ingest failed: HTTP 400: Invalid price value: abc' })
+  t.strictSame(bad, { code: 1, out: '', err: 'ingest failed: HTTP 400: Invalid price value: abc (line 2)' })
 
   // [D40] a dry run prints each cycle's comparison and warnings as an admin reads them.
   const feb = join(dir, 'feb.csv')

@@ -69,15 +69,15 @@ t.test('[D10][D14] an invalid row deep in a large file of new cycles: its 400, n
     edit(copy)
     return copy.join('\n') + '\n'
   }
-  const cases: Array<[string, string]> = [
-    [file((l) => { l[9000] = (l[9000] as string).replace(/,150\.00,/, ',abc,') }), 'Invalid price value: abc'],
-    [file((l) => { l[7999] = (l[7999] as string).replace('Town', '"Town') }), 'Malformed quoted field on line 8000'],
-    [file((l) => { l.push(l[1] as string) }), 'Duplicate row for Town 001 from 2026-01-15 on lines 2 and 10002']
+  const cases: Array<[string, string, number]> = [
+    [file((l) => { l[9000] = (l[9000] as string).replace(/,150\.00,/, ',abc,') }), 'Invalid price value: abc', 9001],
+    [file((l) => { l[7999] = (l[7999] as string).replace('Town', '"Town') }), 'Malformed quoted field on line 8000', 8000],
+    [file((l) => { l.push(l[1] as string) }), 'Duplicate row for Town 001 from 2026-01-15 on lines 2 and 10002', 10002]
   ]
-  for (const [body, detail] of cases) {
+  for (const [body, detail, line] of cases) {
     const res = await upload(app, body)
     t.equal(res.statusCode, 400, detail)
-    t.strictSame(res.json(), { detail })
+    t.strictSame(res.json(), { detail, line })
     t.strictSame(await storedRows(), before, 'nothing written')
   }
   const whole = file(() => {})

@@ -103,7 +103,7 @@ t.test('[dry run] 200 with the counts an ingest would give, cycles newest first,
 t.test('[dry run] runs every check: a bad file is the same 400', async (t) => {
   const res = await upload(await app(t), csv(HEADER, `${JAN},Nairobi,180.50,170.00,160.25`, `${JAN},nairobi,1,1,1`), { query: '?dry_run=true' })
   t.equal(res.statusCode, 400)
-  t.strictSame(res.json(), { detail: 'Duplicate row for Nairobi from 2026-01-15 on lines 2 and 3' })
+  t.strictSame(res.json(), { detail: 'Duplicate row for Nairobi from 2026-01-15 on lines 2 and 3', line: 3 })
 })
 
 t.test('[spec 4.2 r6] GET /v1/prices/latest shows an ingest on the very next call', async (t) => {

@@ -46,31 +46,32 @@ t.test('[spec 4.5 r1-3, D12] columns in any order, lenient names, extra columns 
 })
 
 // Every 400 of spec 4.5 / section 7 and D5–D10, exact detail, nothing written.
-const rejections: Array<[string, string | Uint8Array, string]> = [
+// The fourth element: D51 the line a row fault is on.
+const rejections: Array<[string, string | Uint8Array, string, number?]> = [
   ['[spec 7] header columns missing', csv('From,To,Town,Super (PMS),Diesel (AGO)', '15-01-2026,14-02-2026,Nairobi,180.50,170.00'), HEADER_MISMATCH],
   ['[spec 7] empty file', '', HEADER_MISMATCH],
-  ['[spec 7] unparseable date, raw cell', csv(HEADER, '2026/01/15,2026/02/14,Nairobi,180.50,170.00,160.25'), 'Invalid date format: 2026/01/15'],
+  ['[spec 7] unparseable date, raw cell', csv(HEADER, '2026/01/15,2026/02/14,Nairobi,180.50,170.00,160.25'), 'Invalid date format: 2026/01/15', 2],
   ['[spec 7] no data rows', csv(HEADER, '', ''), 'CSV payload contains no rows.'],
-  ['[D5] comma decimal', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,"180,50",170.00,160.25'), 'Invalid price value: 180,50'],
-  ['[D5] three decimals', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.505,170.00,160.25'), 'Invalid price value: 180.505'],
-  ['[D5] empty price', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.50,,160.25'), 'Invalid price value: '],
-  ['[D5] zero', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.50,170.00,0'), 'Price out of range: 0'],
-  ['[D5] above 9999.99', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,10000.00,170.00,160.25'), 'Price out of range: 10000.00'],
-  ['[D6] empty town, physical line after a blank line', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.50,170.00,160.25', '', '15-01-2026,14-02-2026, ,180.50,170.00,160.25'), 'Missing value for Town on line 4'],
-  ['[D6] too few cells', csv(HEADER, '15-01-2026,14-02-2026'), 'Missing value for Town on line 2'],
-  ['[D7] formats mixed in one file', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.50,170.00,160.25', '2026-01-15,2026-02-14,Mombasa,180.50,170.00,160.25'), 'Invalid date format: 2026-01-15'],
-  ['[D7] impossible date', csv(HEADER, '31-02-2026,14-03-2026,Nairobi,180.50,170.00,160.25'), 'Invalid date format: 31-02-2026'],
-  ['[D8] not a pricing cycle', csv(HEADER, '16-01-2026,14-02-2026,Nairobi,180.50,170.00,160.25'), 'Invalid pricing cycle on line 2: From 16-01-2026 To 14-02-2026'],
-  ['[D9] duplicate after D4 normalisation', csv(HEADER, '15-01-2026,14-02-2026,nairobi,180.50,170.00,160.25', '15-01-2026,14-02-2026,  NAIROBI ,181.50,171.00,161.25'), 'Duplicate row for Nairobi from 2026-01-15 on lines 2 and 3'],
+  ['[D5] comma decimal', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,"180,50",170.00,160.25'), 'Invalid price value: 180,50', 2],
+  ['[D5] three decimals', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.505,170.00,160.25'), 'Invalid price value: 180.505', 2],
+  ['[D5] empty price', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.50,,160.25'), 'Invalid price value: ', 2],
+  ['[D5] zero', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.50,170.00,0'), 'Price out of range: 0', 2],
+  ['[D5] above 9999.99', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,10000.00,170.00,160.25'), 'Price out of range: 10000.00', 2],
+  ['[D6] empty town, physical line after a blank line', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.50,170.00,160.25', '', '15-01-2026,14-02-2026, ,180.50,170.00,160.25'), 'Missing value for Town on line 4', 4],
+  ['[D6] too few cells', csv(HEADER, '15-01-2026,14-02-2026'), 'Missing value for Town on line 2', 2],
+  ['[D7] formats mixed in one file', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.50,170.00,160.25', '2026-01-15,2026-02-14,Mombasa,180.50,170.00,160.25'), 'Invalid date format: 2026-01-15', 3],
+  ['[D7] impossible date', csv(HEADER, '31-02-2026,14-03-2026,Nairobi,180.50,170.00,160.25'), 'Invalid date format: 31-02-2026', 2],
+  ['[D8] not a pricing cycle', csv(HEADER, '16-01-2026,14-02-2026,Nairobi,180.50,170.00,160.25'), 'Invalid pricing cycle on line 2: From 16-01-2026 To 14-02-2026', 2],
+  ['[D9] duplicate after D4 normalisation', csv(HEADER, '15-01-2026,14-02-2026,nairobi,180.50,170.00,160.25', '15-01-2026,14-02-2026,  NAIROBI ,181.50,171.00,161.25'), 'Duplicate row for Nairobi from 2026-01-15 on lines 2 and 3', 3],
   ['not UTF-8', new Uint8Array([...Buffer.from(HEADER + '\n15-01-2026,14-02-2026,Nair'), 0xff, ...Buffer.from('bi,180.50,170.00,160.25\n')]), 'Uploaded file is not valid UTF-8 text.']
 ]
 
-for (const [name, body, detail] of rejections) {
+for (const [name, body, detail, line] of rejections) {
   t.test(`${name}: 400 "${detail}", nothing written`, async (t) => {
     const res = await upload(await app(t), body)
     t.equal(res.statusCode, 400)
     t.equal(res.headers['cache-control'], 'no-store', 'D17: errors are never cached')
-    t.strictSame(res.json(), { detail })
+    t.strictSame(res.json(), line === undefined ? { detail } : { detail, line })
     t.equal(await rowCount(), 0)
   })
 }
@@ -85,7 +86,7 @@ t.test('[D10] a file whose only bad cell is on its last line writes nothing, sto
   lines.push('15-02-2026,14-03-2026,Town 501,180.50,170.00,abc')
   const res = await upload(a, csv(...lines))
   t.equal(res.statusCode, 400)
-  t.strictSame(res.json(), { detail: 'Invalid price value: abc' })
+  t.strictSame(res.json(), { detail: 'Invalid price value: abc', line: 503 })
   t.strictSame(await storedRows(), before)
 })
 

@@ -11,7 +11,7 @@ t.test('[D48] a precomposed and a decomposed spelling are one town', async (t) =
   await resetData()
   const res = await upload(app, csv(HEADER, `${JAN},Ny\u00e9ri,180.00,170.00,160.00`, `${JAN},Nye\u0301ri,181.00,171.00,161.00`))
   t.equal(res.statusCode, 400)
-  t.same(res.json(), { detail: 'Duplicate row for Ny\u00e9ri from 2026-01-15 on lines 2 and 3' })
+  t.same(res.json(), { detail: 'Duplicate row for Ny\u00e9ri from 2026-01-15 on lines 2 and 3', line: 3 })
   t.equal((await upload(app, csv(HEADER, `${JAN},Ny\u00e9ri,180.00,170.00,160.00`, `${FEB},Nye\u0301ri,181.00,171.00,161.00`))).statusCode, 201)
   t.same((await app.inject('/v1/towns')).json(), ['Ny\u00e9ri'], 'listed once, composed')
   for (const spelling of ['Ny%C3%A9ri', 'Nye%CC%81ri', 'NYE%CC%81RI']) {

@@ -89,6 +89,8 @@ async function refusal (response: Response, action: Action): Promise<string> {
     detail = typeof body.detail === 'string'
       ? body.detail
       : body.detail.map((item) => `${item.loc.join('.')}: ${item.msg}`).join('; ')
+    // D51: the row's line, where the message does not already say it.
+    if ('line' in body && body.line !== undefined && !/\bline/i.test(detail)) detail += ` (line ${body.line})`
   } catch {
     detail = response.statusText
   }
