@@ -54,3 +54,9 @@ t.test('type arrays become unions, each member keeping the keywords of its type'
     '})'
   ].join('\n'))
 })
+
+t.test('route policy comes from the document: public Cache-Control, and no limit where none is documented', async (t) => {
+  t.same(operations.listItems.config, { publicCache: true })
+  t.same(operations.addItem.config, { publicCache: false })
+  t.same(operations.getItem.config, { publicCache: false, rateLimit: false })
+})
