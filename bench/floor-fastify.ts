@@ -6,10 +6,7 @@ import { DEFAULT_CORS_ORIGINS } from '../src/config.js'
 import { MemorySlidingWindowStore } from '../src/rate-limit/memory-store.js'
 import { ceilingKey, type RecordedResponse } from './protocol.js'
 
-/**
- * D45 design-card floor: bare Fastify with the service's own @fastify/cors and @fastify/rate-limit
- * wrappers and one route replaying the service's bytes: the specified stack's cost before our code.
- */
+/** D45 design-card floor: bare Fastify, the service's cors and rate-limit wrappers, replayed bytes. */
 const recorded = JSON.parse(readFileSync(process.argv[2] ?? '', 'utf8')) as RecordedResponse[]
 
 // Headers the two plugins set themselves on every answer.

@@ -19,7 +19,6 @@ export const ms = (n: number): string => Number.isFinite(n) ? (n < 10 ? n.toFixe
 
 export const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`
 
-/** CPU seconds per request as microseconds. */
 export const cpuCell = (seconds: number): string => Number.isFinite(seconds) ? `${num(seconds * 1e6)} µs` : '—'
 
 export interface TableRow {

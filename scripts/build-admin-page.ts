@@ -1,13 +1,5 @@
-/**
- * The admin page (D55): types from openapi.yaml by openapi-typescript, then admin.ts compiled
- * against them by tsc, and the page copied beside it.
- *
- *   tsx scripts/build-admin-page.ts            build into dist/admin (part of `npm run build`)
- *   tsx scripts/build-admin-page.ts --noEmit   type-check only (part of `npm run typecheck`)
- *
- * The types are generated on every run into a git-ignored file, so they always follow the
- * contract: a change to openapi.yaml that breaks the page fails the type check.
- */
+/** D55 admin page: its types are generated from openapi.yaml on every run, so a contract change
+ * that breaks the page fails the type check. `--noEmit`: type-check only. */
 import { spawnSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -20,14 +12,12 @@ export const PAGE_SOURCES = join(root, 'src', 'admin', 'page')
 export const PAGE_TYPES = join(root, 'src', 'generated', 'admin-api.d.ts')
 const DEFAULT_OUT = join(root, 'dist', 'admin')
 
-/** openapi.yaml → PAGE_TYPES (`paths`, `components`, …). */
 export async function generatePageTypes (): Promise<void> {
   const ast = await openapiTS(pathToFileURL(join(root, 'openapi.yaml')))
   const header = '// GENERATED from openapi.yaml by scripts/build-admin-page.ts (openapi-typescript); git-ignored.\n'
   writeFileSync(PAGE_TYPES, header + astToString(ast))
 }
 
-/** Type-checks the page and, unless `noEmit`, writes index.html, admin.js and admin.css to `outDir`. */
 export async function buildAdminPage (options: { outDir?: string, noEmit?: boolean } = {}): Promise<void> {
   await generatePageTypes()
   const outDir = options.outDir ?? DEFAULT_OUT

@@ -1,13 +1,6 @@
 /**
- * openapi.yaml → src/generated/openapi.ts (TypeBox 0.34).
- *
- * The document is the one truth about the API (STYLE): every component schema becomes a TypeBox
- * schema and type, and every operation its querystring and response schemas, keyed by
- * operationId. Output is deterministic (document order, no timestamps), so `--check` can compare
- * it byte for byte and CI fails when the committed code drifts from the document.
- *
- *   npm run generate            write src/generated/openapi.ts
- *   npm run generate -- --check exit 1 if the committed file differs from what would be written
+ * openapi.yaml → src/generated/openapi.ts (TypeBox 0.34), keyed by operationId. Deterministic, so
+ * `npm run generate -- --check` fails CI when the committed file drifts from the document.
  */
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'

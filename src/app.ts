@@ -38,7 +38,7 @@ interface AppOptions {
   config: Config
   /** An open, migrated database owned by the caller (tests); otherwise opened from config. */
   database?: Database | undefined
-  /** The D22 store; otherwise chosen from config (Redis when REDIS_URL is set, else memory). */
+  /** The D22 rate-limit store; otherwise chosen from config. */
   rateLimitStore?: SlidingWindowStore | undefined
 }
 
@@ -48,17 +48,14 @@ export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie']
 export function serverOptions (config: Config, logger?: FastifyServerOptions['logger']): FastifyServerOptions {
   return {
     logger: loggerOptions(config, logger),
-    // D23. A hop count is supported at run time (Fastify's docs) though its typings omit it.
+    // D23 client address: a hop count works at run time though Fastify's typings omit it.
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     requestIdHeader: 'x-request-id',
-    // D45 logging: one access line for failures and slow answers; a request's pino child is
-    // made only when it writes.
+    // D45 logging: one access line for failures and slow answers; child loggers made lazily.
     logController: new AccessLog(),
     childLoggerFactory: lazyChildLoggerFactory,
     return503OnClosing: false,
-    // D33, D36: Fastify's default 10 s per plugin is shorter than PGlite's first start (initdb in
-    // its child and the migrations) on a loaded 2-core machine, and a plugin timeout is a confusing way to fail;
-    // PostgreSQL connections give up long before this on their own (connect_timeout, D32).
+    // D33 start-up failures: PGlite's first start can outlast Fastify's 10 s default.
     pluginTimeout: PLUGIN_TIMEOUT_MS,
     ...timeoutServerOptions(config), // D32
     clientErrorHandler, // D19 + D32: node:http's own 400/408/431 in the envelope
@@ -67,17 +64,13 @@ export function serverOptions (config: Config, logger?: FastifyServerOptions['lo
       void (reply as FastifyReply).code(error.statusCode ?? 400).send({ detail: error.code === 'FST_ERR_BAD_URL' ? 'The URL is not valid percent-encoding' : error.message })
     },
     ajv: {
-      // D20: report every failing parameter, not just the first. D48: `Infinity` and `NaN` are
-      // not numbers a parameter may take (Ajv counts Infinity as an integer otherwise).
+      // D20 every failing parameter reported; D48 `Infinity` and `NaN` are not numbers.
       customOptions: { allErrors: true, strictNumbers: true }
     }
   }
 }
 
-/**
- * Readable lines for a person at a terminal (pino-pretty, in pino's worker thread); JSON lines
- * everywhere else, and always in production. Undefined: the default JSON logger.
- */
+/** pino-pretty for a person at a terminal; JSON lines otherwise, and always in production. */
 export function terminalLogger (config: Config, isTTY: boolean | undefined, nodeEnv: string | undefined): FastifyServerOptions['logger'] {
   if (isTTY !== true || nodeEnv === 'production') return undefined
   return {
@@ -95,20 +88,14 @@ function loggerOptions (config: Config, logger: FastifyServerOptions['logger']):
   return { ...logger, redact: { ...(Array.isArray(own) ? {} : own), paths: [...new Set([...LOG_REDACT, ...paths])] } }
 }
 
-/** One plugin of the service and the options it is registered with. */
 export interface ServicePlugin {
-  /** The plugin's fastify-plugin `name` (what other plugins name in their `dependencies`). */
   name: string
   plugin: FastifyPluginAsync<any>
   options?: object
 }
 
-/**
- * The service's plugins in registration order: third-party plugins, the app's own, then one
- * plugin per resource. Each declares what it needs (fastify-plugin `dependencies`), so registering
- * one before what it depends on fails at start with Fastify's own error. A list, so the bench can
- * measure each plugin's share of a request by swapping it for an empty one of the same name.
- */
+/** The service's plugins in registration order, each declaring its fastify-plugin `dependencies`.
+ * A list, so the bench can swap one for an empty plugin of the same name. */
 export function servicePlugins (options: AppOptions): ServicePlugin[] {
   const { config } = options
   return [
@@ -161,7 +148,6 @@ export interface BuildAppOptions extends ServiceOptions {
   logger?: FastifyServerOptions['logger']
 }
 
-/** The service on a Fastify instance of its own, ready to `listen` or `inject`. */
 export async function buildApp (options: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify(serverOptions(options.config, options.logger)).withTypeProvider<TypeBoxTypeProvider>()
   await app.register(service, options)

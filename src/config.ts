@@ -1,11 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 
-/**
- * The environment, described once (STYLE: a typed config). Every variable arrives as a string;
- * the schema states its form and default, and `loadConfig` turns it into typed values or stops
- * with a message naming the variable.
- */
+/** The environment, described once; `loadConfig` types it or stops naming the variable. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
 const EnvSchema = Type.Object({
@@ -24,7 +20,7 @@ const EnvSchema = Type.Object({
   DB_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 15000 }),
   READ_CACHE_MAX_BYTES: Type.Integer({ minimum: 0, default: 16 * 1024 * 1024 }),
   INGEST_WARN_SHARE: Type.Number({ exclusiveMinimum: 0, maximum: 10, default: 0.15 }),
-  // D32: connection timeouts (src/http-server/timeouts.ts says why each default)
+  // D32 connection timeouts
   HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000 }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 120_000 }),
   BODY_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000 }),
@@ -60,7 +56,7 @@ export interface Config {
   readCacheMaxBytes: number
   /** D40: a dry run warns of prices moving more than this share (0.15 = 15 %). */
   ingestWarnShare: number
-  /** D32 */
+  /** D32 connection timeouts */
   headersTimeoutMs: number
   requestTimeoutMs: number
   bodyIdleTimeoutMs: number
@@ -92,7 +88,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     throw new ConfigError(`Invalid environment variable ${name}=${JSON.stringify(redactUrl(raw[name]))}: ${ALLOWED[name] ?? firstError.message}`)
   }
   const e = env as Env
-  // D49: spec 5 rule 4's open upload is for local development only.
+  // D49 safe defaults: spec 5 rule 4's open upload is for local development only.
   if (e.INGEST_TOKEN === undefined && source.NODE_ENV === 'production') {
     throw new ConfigError('INGEST_TOKEN must be set when NODE_ENV=production (without it anyone may upload prices)')
   }
@@ -123,7 +119,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
   }
 }
 
-/** What an invalid value of these variables should have been, in words. */
+/** D49: an invalid setting says what it allows. */
 const ALLOWED: Record<string, string> = {
   LOG_LEVEL: `expected one of ${LOG_LEVELS.join(', ')} (any case)`,
   DATABASE_URL: 'expected a postgres:// or postgresql:// URL',

@@ -39,8 +39,7 @@ try {
   cannotStart(err, config)
 }
 
-// SIGTERM/SIGINT: stop accepting, let in-flight requests (an ingest included) finish, exit 0.
-// D47: as long as a request may last (REQUEST_TIMEOUT_MS) and a little more to close the pools;
+// SIGTERM/SIGINT: in-flight requests finish (D47: up to REQUEST_TIMEOUT_MS plus closing the pools);
 // close-with-grace's own lines go through the app's logger, so every line is JSON.
 closeWithGrace({
   delay: config.requestTimeoutMs + SHUTDOWN_MARGIN_MS,

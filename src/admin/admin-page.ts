@@ -5,15 +5,11 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { projectRoot } from '../project-root.js'
 
-/** Where `npm run build` puts the page: index.html, admin.js (from admin.ts) and admin.css. */
 export const ADMIN_PAGE_DIR = join(projectRoot(), 'dist', 'admin')
 
 export const ADMIN_PATH = '/admin'
 
-/**
- * D55: the page and its assets come from this origin only, run no inline script, and cannot be
- * framed (clickjacking a Withdraw button); nothing, the token least of all, leaks in a Referer.
- */
+/** D55 admin page: this origin only, no inline script, no framing, nothing in a Referer. */
 export const ADMIN_HEADERS = {
   'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
@@ -23,11 +19,9 @@ export const ADMIN_HEADERS = {
 }
 
 interface AdminPageOptions {
-  /** The built page; default ADMIN_PAGE_DIR. */
   root?: string
 }
 
-/** D55: GET /admin, the admin's page (review, publish, withdraw), and its two assets. */
 async function adminPage (app: FastifyInstance, options: AdminPageOptions): Promise<void> {
   const root = options.root ?? ADMIN_PAGE_DIR
   if (!existsSync(join(root, 'admin.js'))) {

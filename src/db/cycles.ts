@@ -3,21 +3,14 @@ import { pricesChangedChannel } from './channels.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
 import { INGEST_LOCK_KEY } from '../ingest/write.js'
 
-/**
- * Reads about whole cycles: their statistics (/v1/cycles), each town's change since the cycle
- * before (/v1/prices/changes), and freshness (/v1/health). Answers are JSON text built by
- * PostgreSQL, like /v1/prices pages, so the read cache keeps them as they are.
- */
+/** Whole-cycle reads as JSON text built by PostgreSQL, which the read cache keeps as is. */
 
 const FUELS = ['super_petrol', 'diesel', 'kerosene'] as const
 
 // D3: towns compared and ordered by lower(town) byte-wise.
 const townKey = (column: string): SQL => sql.raw(`lower(${column}) COLLATE "C"`)
 
-/**
- * Per fuel: min, max, mean and median (two decimals) and the cheapest and dearest town (ties go
- * to the first town in D3 order), as one JSON object.
- */
+/** Per fuel: min, max, mean, median and the cheapest and dearest town (ties: first in D3 order). */
 function fuelStats (fuel: typeof FUELS[number]): SQL {
   const c = sql.raw(`f.${fuel}`)
   const town = townKey('f.town')
@@ -31,7 +24,6 @@ function fuelStats (fuel: typeof FUELS[number]): SQL {
   )`
 }
 
-/** One cycle as the contract's Cycle summary. */
 const CYCLE_JSON = sql`json_build_object(
   'valid_from', f.valid_from,
   'valid_to', f.valid_to,
@@ -42,10 +34,8 @@ const CYCLE_JSON = sql`json_build_object(
   'kerosene', ${fuelStats('kerosene')}
 )`
 
-/**
- * PostgreSQL's json text spaces its objects (`"key" : value`); every other answer is compact
- * (row_to_json). Re-serialised once per read-cache fill, keys in the same order.
- */
+/** PostgreSQL's json text spaces its objects (`"key" : value`); every other answer is compact.
+ * Re-serialised once per read-cache fill, keys in the same order. */
 function compact (json: string): string {
   return JSON.stringify(JSON.parse(json))
 }
@@ -73,17 +63,13 @@ export class CycleReads {
     return body === undefined ? undefined : compact(body)
   }
 
-  /** Summaries of the newest `count` cycles, newest first, for the Atom feed. */
+  /** D41 feed: the newest `count` cycles, newest first. */
   async recentCycles (count: number): Promise<CycleSummary[]> {
     return JSON.parse(await this.listCycles(count, 0)) as CycleSummary[]
   }
 
-  /**
-   * GET /v1/prices/changes: each town of the cycle starting `validFrom` (default: the latest,
-   * D1) beside its record in the cycle before it (the highest valid_from stored below), with the
-   * difference per fuel; previous and change are null for a town that had no record then.
-   * D3 order, like latest. Undefined when `validFrom` is given and no cycle starts that day.
-   */
+  /** GET /v1/prices/changes: each town of the cycle (default the latest, D1) beside its record in
+   * the cycle before, or nulls. Undefined when `validFrom` is given and no cycle starts that day. */
   async changes (validFrom: string | undefined, town: string | undefined): Promise<string | undefined> {
     const fuels = FUELS.map((fuel) => sql.raw(`'${fuel}', json_build_object(
       'price', c.${fuel}::float8, 'previous', p.${fuel}::float8, 'change', (c.${fuel} - p.${fuel})::float8)`))
@@ -105,11 +91,7 @@ export class CycleReads {
     return compact(row?.body ?? '[]')
   }
 
-  /**
-   * /v1/health's freshness: the latest cycle (D1) and whether the cycle starting
-   * `currentValidFrom` (the one covering today in Kenya) is stored. One index probe each; it
-   * doubles as the connectivity check.
-   */
+  /** D42 health freshness: the latest cycle and whether today's is stored; also the connectivity check. */
   async freshness (currentValidFrom: string): Promise<{ latest: string | null, current: boolean }> {
     const result = await this.db.execute<{ latest: string | null, current: boolean }>(sql`
       SELECT (SELECT max(valid_from) FROM fuel_prices)::text AS latest,
@@ -119,18 +101,14 @@ export class CycleReads {
   }
 }
 
-/** A cycle that was withdrawn: its dates and how many records went. */
 export interface WithdrawnCycle {
   validFrom: string
   validTo: string
   rowsRemoved: number
 }
 
-/**
- * DELETE /v1/cycles/{valid_from} (D54): the cycle's records removed in one transaction, taking
- * turns with ingests (D14's lock) and notifying every replica at COMMIT as an ingest does (D26).
- * Undefined, with nothing written or notified, when no cycle starts that day.
- */
+/** D54 withdrawal: one transaction under the D14 ingest lock, notifying replicas at COMMIT (D26
+ * cache invalidation). Undefined, with nothing written, when no cycle starts that day. */
 export async function withdrawCycle (database: Database, validFrom: string, notifyPayload: string): Promise<WithdrawnCycle | undefined> {
   return await database.db.transaction(async (tx) => {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(${INGEST_LOCK_KEY}::bigint)`)

@@ -1,12 +1,7 @@
 import type { CycleSummary } from '../db/cycles.js'
 import { CSV_COLUMNS } from '../domain/price-csv.js'
 
-/**
- * The cycles as an Atom 1.0 feed (RFC 4287), newest first: one entry per cycle, linking to its
- * prices and to its changes since the cycle before (D41). Entry links are relative references,
- * which feed readers resolve against the feed's own URL; the `self` link is absolute (D52), as
- * subscription tools copy it out of the document.
- */
+/** D41 Atom feed (RFC 4287): entry links relative, the `self` link absolute (D52). */
 
 export const ATOM_CONTENT_TYPE = 'application/atom+xml; charset=utf-8'
 

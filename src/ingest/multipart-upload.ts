@@ -3,14 +3,8 @@ import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { HttpError } from '../domain/errors.js'
 
-/**
- * Reading the one CSV file of an upload (spec 4.5): multipart/form-data with a part named `file`
- * of a CSV media type, within MAX_UPLOAD_BYTES (D11, D12). Every way a body can be wrong is an
- * exact 4xx; nothing of a refused upload is kept.
- */
-
 const NOT_CSV = 'Uploaded file must be a CSV file.'
-/** D48: the longest file name an upload may carry (a common file-system limit). */
+/** D48 hostile input: a common file-system limit on names. */
 const MAX_FILENAME_CHARS = 255
 const FILENAME_TOO_LONG = `Uploaded file name is longer than ${MAX_FILENAME_CHARS} characters.`
 const MALFORMED_MULTIPART = 'Malformed multipart/form-data body.'
@@ -23,22 +17,13 @@ const CSV_MEDIA_TYPES = new Set(['text/csv', 'application/vnd.ms-excel', 'applic
 /** D11: the FastAPI/pydantic-v1 answer for a missing `file` form field. */
 const fileMissing = (): HttpError => new HttpError(422, [{ loc: ['body', 'file'], msg: 'field required', type: 'value_error.missing' }])
 
-/**
- * D12: `Uploaded file exceeds the 10 MiB limit.`, the figure following MAX_UPLOAD_BYTES. What the
- * client still sends is drained after the answer, within bounds (D48: lingering close), so that
- * a client that keeps sending can read it.
- */
+/** D12 size limit; the rest of the body is drained after the answer (D29, D48 bounds). */
 const tooLarge = (maxBytes: number): HttpError =>
   new HttpError(413, `Uploaded file exceeds the ${formatByteSize(maxBytes)} limit.`)
 
-/**
- * What a multipart body may hold besides the file within the limits below (16 fields of 16 KiB,
- * part headers, boundaries). A Content-Length above maxBytes + this cannot be a valid upload, so
- * it is refused before a byte is read.
- */
+/** Room for fields, part headers and boundaries: a larger Content-Length is refused unread. */
 const MULTIPART_ALLOWANCE_BYTES = 1024 * 1024
 
-/** A byte count as people say it: whole MiB or KiB when it is one ("10 MiB"), else bytes. */
 export function formatByteSize (bytes: number): string {
   const MiB = 1024 * 1024
   if (bytes >= MiB && bytes % MiB === 0) return `${bytes / MiB} MiB`
@@ -46,11 +31,7 @@ export function formatByteSize (bytes: number): string {
   return bytes === 1 ? '1 byte' : `${bytes} bytes`
 }
 
-/**
- * Sets up the body parsers of an encapsulated upload route: only multipart/form-data reaches the
- * multipart reader; every other body (JSON, text, none) is drained so the handler can answer
- * D11's 422 instead of Fastify's 415. The rest of the app keeps its parsers.
- */
+/** Other bodies than multipart are drained, so the handler answers D11's 422 rather than 415. */
 export async function acceptUploads (app: FastifyInstance, maxBytes: number): Promise<void> {
   app.removeAllContentTypeParsers()
   await app.register(multipart, {
@@ -87,10 +68,7 @@ export async function acceptUploads (app: FastifyInstance, maxBytes: number): Pr
   })
 }
 
-/**
- * The bytes of the `file` part. Other parts, and a refused file, are read and discarded rather
- * than left on the connection; the limits keep that bounded.
- */
+/** Other parts, and a refused file, are read and discarded, never left on the connection. */
 export async function readCsvUpload (request: FastifyRequest, maxBytes: number): Promise<Buffer> {
   if (!request.isMultipart()) throw fileMissing() // D11
   if (Number(request.headers['content-length']) > maxBytes + MULTIPART_ALLOWANCE_BYTES) throw tooLarge(maxBytes)
@@ -103,11 +81,10 @@ export async function readCsvUpload (request: FastifyRequest, maxBytes: number):
         part.file.resume()
         await finished(part.file)
       } else if ((part.filename ?? '').length > MAX_FILENAME_CHARS) {
-        // D48: past ~80 KB busboy drops the rest of a part's headers (its type included), so
-        // the name's limit is what is answered, never a wrong type.
+        // D48: past ~80 KB busboy drops a part's type, so the name's limit answers, not a wrong type.
         throw new HttpError(400, FILENAME_TOO_LONG)
       } else if (!CSV_MEDIA_TYPES.has(mediaType(part.mimetype))) {
-        notCsv = true // judged on the part's header; its bytes are discarded
+        notCsv = true
         part.file.resume()
         await finished(part.file)
       } else {
@@ -123,7 +100,7 @@ export async function readCsvUpload (request: FastifyRequest, maxBytes: number):
   return upload
 }
 
-/** Errors of the multipart reader → exact 4xx answers; a malformed body is never a 500. */
+/** Every error of the multipart reader is an exact 4xx: a malformed body is never a 500. */
 function uploadError (err: unknown, maxBytes: number): HttpError {
   if (err instanceof HttpError) return err
   switch ((err as { code?: unknown } | null)?.code) {
@@ -131,14 +108,11 @@ function uploadError (err: unknown, maxBytes: number): HttpError {
     case 'FST_FILES_LIMIT': return new HttpError(400, ONE_FILE_ONLY)
     case 'FST_PARTS_LIMIT':
     case 'FST_FIELDS_LIMIT': return new HttpError(413, TOO_MANY_PARTS)
-    // Busboy's parse errors are plain Errors ("Unexpected end of multipart data", "Boundary not
-    // found"); @fastify/multipart's others (a `__proto__` field name, a bad JSON field) are as
-    // much a malformed body.
+    // Busboy's parse errors are plain Errors, and @fastify/multipart's others as much a malformed body.
     default: return new HttpError(400, MALFORMED_MULTIPART)
   }
 }
 
-/** `Text/CSV; charset=utf-8` → `text/csv` (D12). */
 function mediaType (value: string): string {
   return (value.split(';')[0] ?? '').trim().toLowerCase()
 }

@@ -12,14 +12,13 @@ import { addVary } from '../../http-caching/vary.js'
 /** D41: the feed holds the newest two years of cycles. */
 const FEED_ENTRIES = 24
 
-/** 404 for a day on which no stored cycle starts (D41). */
+/** D41 cycles: 404 for a day on which no stored cycle starts. */
 export const cycleNotFound = (validFrom: string): HttpError => new HttpError(404, `No cycle starts on ${validFrom}.`)
 
 /** A Host (or X-Forwarded-Host) fit for a link: a name or address and a port, nothing else. */
 const PLAIN_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
 
-/** D52: the origin the client asked at, as Fastify reads it (trustProxy decides whether the
- * X-Forwarded-* headers count); '' when the Host is missing or odd, so `self` stays relative. */
+/** D52 feed self link: '' when the Host is missing or odd, so `self` stays relative. */
 function requestOrigin (request: FastifyRequest): string {
   return PLAIN_HOST.test(request.host) ? `${request.protocol}://${request.host}` : ''
 }
@@ -28,7 +27,7 @@ interface CyclesRoutesOptions {
   config: Pick<Config, 'publicUrl' | 'trustProxy'>
 }
 
-/** The cycles (D41): statistics per cycle, one cycle, and an Atom feed; all from the read cache. */
+/** D41 cycles: statistics per cycle, one cycle, and an Atom feed; all from the read cache. */
 const cycles: FastifyPluginAsyncTypebox<CyclesRoutesOptions> = async (app, { config }) => {
   app.route({
     ...operations.listCycles,

@@ -17,8 +17,7 @@ const NOTIFY_WAIT_MS = 2000
 
 /** D54: DELETE /v1/cycles/{valid_from}, the admin's undo for a cycle published by mistake. */
 const withdraw: FastifyPluginAsyncTypebox<WithdrawRoutesOptions> = async (app, { config }) => {
-  // The ingest's token and check (D13); in preParsing, after the limiter's onRequest hook, so a
-  // wrong token counts against the allowance (D48).
+  // D13 token first, in preParsing after the limiter's onRequest, so a wrong token counts (D48).
   const checkToken = bearerAuth({ token: config.ingestToken, detail: INVALID_WITHDRAW_TOKEN })
   app.addHook('preParsing', async (request) => { await checkToken(request) })
 
@@ -39,8 +38,8 @@ const withdraw: FastifyPluginAsyncTypebox<WithdrawRoutesOptions> = async (app, {
         throw cycleNotFound(validFrom)
       }
       request.log.info({ withdrawn }, 'cycle withdrawn')
-      // As after an ingest (spec 4.2 rule 6, D26): cleared after COMMIT, answered once every
-      // replica has heard, so none serves the withdrawn cycle after the client reads this 200.
+      // Spec 4.2 rule 6, D26 cache invalidation: cleared after COMMIT, answered once every replica
+      // heard, so none serves the withdrawn cycle after the client reads this 200.
       app.readCache.clear()
       await notification.heard
       void reply.header('cache-control', 'no-store')

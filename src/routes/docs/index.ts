@@ -7,21 +7,13 @@ import fp from 'fastify-plugin'
 import { operations } from '../../generated/openapi.js'
 import { projectRoot } from '../../project-root.js'
 
-/** The contract: `openapi.yaml` at the project root (copied into the container). */
+/** The contract at the project root (copied into the container). */
 const OPENAPI_PATH = join(projectRoot(), 'openapi.yaml')
 
 /** Swagger UI's home; the app exempts it from rate limiting. */
 export const DOCS_PREFIX = '/docs'
 
-/**
- * The contract, served as it is maintained: `GET /v1/openapi.yaml` (the file's own bytes),
- * `GET /v1/openapi.json`, and Swagger UI at `/docs` with its bundled assets (no CDN). Nothing
- * is derived from the routes: @fastify/swagger runs in static mode on openapi.yaml.
- *
- * None of it is rate limited. The two /v1 routes say so with `config.rateLimit: false`; the
- * Swagger UI routes are declared by @fastify/swagger-ui, which takes no route config, so the app
- * gives the rate-limit plugin DOCS_PREFIX as exempt (test/docs asserts both).
- */
+/** The contract as maintained (static mode, nothing derived from routes); Swagger UI without a CDN. */
 const docs: FastifyPluginAsyncTypebox = async (app) => {
   const path = OPENAPI_PATH
   const yamlText = readFileSync(path, 'utf8')
@@ -39,8 +31,7 @@ const docs: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (_request, reply) => await reply.type('application/yaml; charset=utf-8').send(yamlText)
   })
 
-  // GET / (not an operation of the contract, like /docs): a person is sent to the docs, a
-  // client finds the contract in the Link header (RFC 8631 service-desc).
+  // GET / (not in the contract): people go to the docs, clients find it by Link (RFC 8631).
   app.get('/', { config: { rateLimit: false } }, async (_request, reply) => {
     return await reply.code(302).header('location', `${DOCS_PREFIX}/`)
       .header('link', `<${operations.getOpenApiJson.url}>; rel="service-desc"; type="application/json", <${DOCS_PREFIX}/>; rel="service-doc"`)
@@ -48,8 +39,7 @@ const docs: FastifyPluginAsyncTypebox = async (app) => {
       .send({ detail: `See ${DOCS_PREFIX}/ for the documentation and ${operations.getOpenApiJson.url} for the contract.` })
   })
 
-  // "Try it out" may call this server (a relative URL resolves against the page) and the ones
-  // the document names; nothing else, and no script or style from anywhere else.
+  // "Try it out" may call this server and the document's servers; nothing else.
   const servers = (document.servers ?? []).map((s) => new URL(s.url).origin)
   await app.register(swaggerUi, {
     routePrefix: DOCS_PREFIX,

@@ -8,8 +8,7 @@ import { operations } from '../../generated/openapi.js'
 export const HEALTH_PING_TIMEOUT_MS = 1500
 
 const health: FastifyPluginAsyncTypebox = async (app) => {
-  // Exempt from rate limiting (spec 8), never cached (D17). The freshness query is the
-  // connectivity check (D25) and tells probes whether today's cycle is loaded (D42).
+  // The freshness query is the connectivity check (D25) and the today's-cycle probe (D42 freshness).
   app.route({
     ...operations.getHealth,
     handler: async (request) => {

@@ -17,7 +17,7 @@ interface IngestRoutesOptions {
 
 const INVALID_TOKEN = 'Invalid authorization token for ingestion endpoint.'
 
-/** D48: the most price warnings one dry run lists. */
+/** D48 hostile input: the most price warnings one dry run lists. */
 export const MAX_WARNINGS_LISTED = 1000
 
 /** D26: the longest an ingest waits to hear its own notification back before answering. */
@@ -26,26 +26,21 @@ const NOTIFY_WAIT_MS = 2000
 /** D43: `?dry_run=true` is deprecated since 2026-11-22 (RFC 9745: a Unix time). */
 const DRY_RUN_DEPRECATED = '@1795305600'
 
-/** D43: `?dry_run=true`, the dry run's spelling before its own operation (D40): out of the
- * contract (generated clients would type its answer as the ingest's), still honoured. */
+/** D43: the old `?dry_run=true`, out of the contract but still honoured. */
 const IngestLegacyQuery = Type.Object({ dry_run: Type.Boolean({ default: false }) })
 
-/** Spec 4.5: POST /v1/ingest/csv, and its dry run (D40). */
 const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { config }) => {
-  // D13: checked before any byte of the body is read; INGEST_TOKEN unset means open (spec 5
-  // rule 4, the app warns at start). The unread body is discarded, within bounds, so the client
-  // can read the 401 (D29). D48: in preParsing, after the limiter's onRequest hook, so every
-  // attempt counts against the allowance, a wrong token included (spec 8): no unlimited guessing.
+  // D13 token first, after the limiter so a wrong token counts (D48); only then is the body invited.
   const checkToken = bearerAuth({ token: config.ingestToken, detail: INVALID_TOKEN })
   app.addHook('preParsing', async (request, reply) => {
     await checkToken(request)
-    continueIfExpected(request, reply) // D48: the body is invited only now
+    continueIfExpected(request, reply)
   })
   await acceptUploads(app, config.maxUploadBytes)
 
   /** The file's validated rows (spec 4.5, D4–D10: every 400) and what an upload would do. */
   const dryRun = async (request: FastifyRequest): Promise<DryRunResponse> => {
-    const rows = parseCycleCsv(decodeCsv(await readCsvUpload(request, config.maxUploadBytes)), plausibleCycles()) // D48
+    const rows = parseCycleCsv(decodeCsv(await readCsvUpload(request, config.maxUploadBytes)), plausibleCycles()) // D48 cycle window
     const outcome = await app.prices.count(rows)
     const review = await app.prices.review(rows, config.ingestWarnShare)
     request.log.info({ dryRun: true, ...logFields(outcome) }, 'csv ingest dry run')
@@ -96,17 +91,14 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
       const notification = app.cacheInvalidation.expect(NOTIFY_WAIT_MS)
       let outcome
       try {
-        // Spec 4.5 / D4–D10: every 400 of the file comes from its rows as they are read, and rolls
-        // back whatever was written before it (D46).
+        // Spec 4.5, D4–D10: a 400 found mid-file rolls back what was written before it (D46).
         outcome = await app.prices.ingest(cycleCsvBatches(text, undefined, plausibleCycles()), { notifyPayload: notification.payload })
       } catch (err) {
         notification.cancel()
         throw err
       }
       request.log.info(logFields(outcome), 'csv ingested')
-      // Spec 4.2 rule 6: only after COMMIT, so the next read cannot refill the cache from the
-      // state before this ingest; and (D26) only once the commit's notification is back, so that
-      // no replica serves the replaced prices after the client has read this 201.
+      // Spec 4.2 rule 6, D26 cache invalidation: cleared after COMMIT, answered once every replica heard.
       app.readCache.clear()
       await notification.heard
       app.metrics.ingests.inc()
@@ -114,8 +106,8 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
       void reply.code(201)
       return {
         status: 'success' as const,
-        records_processed: outcome.recordsProcessed, // D15
-        timestamp: utcTimestamp(new Date()), // D16
+        records_processed: outcome.recordsProcessed, // D15 counts
+        timestamp: utcTimestamp(new Date()), // D16 timestamp format
         inserted: outcome.inserted,
         updated: outcome.updated,
         unchanged: outcome.unchanged
@@ -129,7 +121,6 @@ function logFields (outcome: IngestOutcome): Record<string, number | string | un
   return { recordsProcessed, inserted, updated, unchanged, newestCycle: cycles[0]?.validFrom }
 }
 
-/** D16: UTC, whole seconds, `YYYY-MM-DDTHH:MM:SSZ`. */
 function utcTimestamp (date: Date): string {
   return date.toISOString().slice(0, 19) + 'Z'
 }

@@ -11,11 +11,7 @@ interface MetricsRoutesOptions {
 
 const INVALID_METRICS_TOKEN = 'Invalid authorization token for metrics endpoint.'
 
-/**
- * GET /metrics: Prometheus text of the app's registry (app.metrics) and the process metrics.
- * Not part of the public contract (not in openapi.yaml). Never rate limited, never cached
- * (no-store, the app default); behind a Bearer token when METRICS_TOKEN is set.
- */
+/** Not in the contract; no-store is the app default. */
 async function metricsRoutes (app: FastifyInstance, options: MetricsRoutesOptions): Promise<void> {
   app.get('/metrics', {
     config: { rateLimit: false },

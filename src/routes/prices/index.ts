@@ -23,20 +23,15 @@ interface ExportFilter {
   offset: number
 }
 
-/** D43: `?format=csv`, the export's spelling before it had its own operation: out of the
- * contract (generated clients would type CSV as JSON rows), still honoured for old clients. */
+/** D43: the old `?format=csv`, out of the contract but still honoured. */
 const ListPricesLegacyQuery = Type.Object({
   ...ListPricesQuery.properties,
   format: Type.Optional(Type.Unsafe<'json' | 'csv'>({ type: 'string', enum: ['json', 'csv'] }))
 })
 
 const prices: FastifyPluginAsyncTypebox = async (app) => {
-  /**
-   * The CSV export: the rows a /v1/prices page selects, in the same order, every one of them
-   * without `limit`, read and streamed a batch at a time. The first batch is read before any
-   * byte is sent, so a failing database is still a JSON 500 (D27); a failure after that can only
-   * cut the transfer short.
-   */
+  /** Every row a page selects, in its order, a batch at a time. The first batch is read before any
+   * byte is sent, so a failing database is still a JSON 500 (D27). */
   const exportCsv = async (reply: FastifyReply, q: ExportFilter): Promise<FastifyReply> => {
     const batches = app.prices.streamPrices({ town: townFilter(q.town), startDate: q.start_date, endDate: q.end_date, offset: q.offset, limit: q.limit })
     const first = await batches.next()
@@ -51,9 +46,7 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (request, reply) => await exportCsv(reply, request.query)
   })
 
-  // The contract's default `limit` (100) is for pages; the export answered on this path for
-  // older clients (D43) has none. Whether the client gave one is seen here, before validation
-  // fills the default in.
+  // D43: the export on this path has no default `limit`, so whether one was given is seen before validation.
   const limitGiven = new WeakSet<FastifyRequest>()
 
   app.route({
@@ -66,7 +59,7 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
     },
     handler: async (request, reply) => {
       const q = request.query
-      // The answer depends on Accept (CSV export), and it is publicly cacheable (D17).
+      // D17: publicly cacheable, and the answer depends on Accept (the CSV export).
       addVary(reply, 'Accept')
       const filter = { town: townFilter(q.town), startDate: q.start_date, endDate: q.end_date, offset: q.offset }
       if (q.format === 'csv' || (q.format === undefined && prefersCsv(request.headers.accept))) {
@@ -75,11 +68,10 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
         void reply.header('content-location', operations.exportPricesCsv.url + (query === -1 ? '' : request.url.slice(query)))
         return await exportCsv(reply, { ...q, limit: limitGiven.has(request) ? q.limit : undefined })
       }
-      // Keyed by the normalised query: the town as the database compares it (D4), every value
-      // present (defaults filled in), so equivalent URLs share one entry.
+      // Keyed by the normalised query (D4 town form, defaults filled in): equivalent URLs share one entry.
       const town = filter.town ?? ''
       const key = `prices:${town}:${q.start_date ?? ''}:${q.end_date ?? ''}:${q.limit}:${q.offset}`
-      // JSON text made by PostgreSQL, kept as ready bytes until the next ingest.
+      // D44 reads from memory: PostgreSQL's JSON text, kept as ready bytes until the next ingest.
       await sendHeldOr(app.readCache.heldBody(key),
         async () => await app.readCache.body(key, async () => await app.prices.listPrices({ ...filter, limit: q.limit })),
         (body) => sendReady(request, reply, body))

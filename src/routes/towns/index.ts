@@ -4,8 +4,7 @@ import { operations } from '../../generated/openapi.js'
 import { sendHeldOr, sendReady } from '../../http-caching/ready-body.js'
 
 const towns: FastifyPluginAsyncTypebox = async (app) => {
-  // D3 order. Spec 4.3 rule 2 (the list reflects the database at request time) holds: the list
-  // changes only on ingest, which clears the read cache on every replica (D26).
+  // D3 order. Spec 4.3 rule 2 holds from the cache: only ingests change it, and they clear it (D26).
   app.route({
     ...operations.listTowns,
     handler: (request, reply) => sendHeldOr(app.readCache.heldBody('towns'),
