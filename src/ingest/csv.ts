@@ -4,15 +4,10 @@ import { IngestRejected, echoCell } from '../domain/errors.js'
 import { CSV_COLUMNS } from '../domain/price-csv.js'
 import { townFromCell } from '../domain/town-name.js'
 
-/**
- * CSV of a pricing cycle → validated rows (spec 4.5, D4–D10, D12). Pure: no Fastify, no database.
- * Every rejection is an `IngestRejected` (400) whose `detail` is the exact client message.
- */
+/** CSV of a pricing cycle → validated rows (spec 4.5, D4–D10, D12); every refusal an `IngestRejected`. */
 
-/** One validated data row. Prices are canonical decimal strings ('180.50') so they bind to
- * numeric(6,2) exactly, never through a float. */
+/** One validated row; prices as canonical decimal strings, bound to numeric(6,2) without a float. */
 export interface PriceRow {
-  /** Physical line of the file where the row starts (header = line 1). */
   line: number
   town: string
   validFrom: string
@@ -26,7 +21,6 @@ type Field = 'validFrom' | 'validTo' | 'town' | 'superPetrol' | 'diesel' | 'kero
 
 type Kind = 'date' | 'town' | 'price'
 
-/** Field → index of its column in the file. */
 type ColumnMap = Record<Field, number>
 
 type DateFormat = 'DD-MM-YYYY' | 'YYYY-MM-DD'
@@ -57,14 +51,12 @@ export const HEADER_MISMATCH = `CSV header must include ${CSV_COLUMNS.join(', ')
 export const NO_ROWS = 'CSV payload contains no rows.'
 const NOT_UTF8 = 'Uploaded file is not valid UTF-8 text.'
 
-// Compiled once: the parser runs them per cell on files of 100,000 rows.
 const NOT_ALNUM = /[^\p{L}\p{N}]/gu
 const DMY = /^(\d{2})-(\d{2})-(\d{4})$/
 const YMD = /^(\d{4})-(\d{2})-(\d{2})$/
 const PRICE = /^(-?)(\d+)(?:\.(\d{1,2}))?$/ // D5
 const LINE_BREAKS = /\r\n?/g
 
-/** UTF-8 bytes → text, with or without a byte order mark (the decoder drops it). */
 export function decodeCsv (bytes: Uint8Array): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
@@ -73,9 +65,7 @@ export function decodeCsv (bytes: Uint8Array): string {
   }
 }
 
-/** Spec 4.5 rules 1–3: find each required column, in any order; extra columns are ignored (D12).
- * D48: two headers naming the same field (`Town` twice, `Super` and `Super (PMS)`) are refused:
- * which of the two columns holds the prices is not for the service to guess. */
+/** Spec 4.5 rules 1–3, D12 extra columns ignored; D48 a field named twice is refused. */
 export function mapHeader (cells: readonly string[]): ColumnMap {
   const found = new Map<Field, number>()
   cells.forEach((cell, index) => {
@@ -105,8 +95,7 @@ export function detectDateFormat (raw: string): DateFormat {
   throw new IngestRejected(`Invalid date format: ${echoCell(raw)}`)
 }
 
-/** D7: a date cell in the file's format → YYYY-MM-DD. The other format, or a date that does not
- * exist (31-02-2026), is rejected with the raw cell exactly as in the file. */
+/** D7 a date cell in the file's format → YYYY-MM-DD; the other format or no such day is refused. */
 export function parseDateCell (raw: string, format: DateFormat): string {
   const dayFirst = format === 'DD-MM-YYYY'
   const m = (dayFirst ? DMY : YMD).exec(raw.trim())
@@ -119,8 +108,7 @@ export function parseDateCell (raw: string, format: DateFormat): string {
   return isoDate(year, month, day)
 }
 
-/** D5: a price cell → canonical two-decimal string, by string arithmetic only (no float, so
- * nothing is rounded). Must be > 0 and fit numeric(6,2), i.e. at most 9999.99. */
+/** D5 price cells: canonical two decimals by string arithmetic (nothing rounded), 0 < p ≤ 9999.99. */
 export function parsePriceCell (raw: string): string {
   if (isCanonicalPrice(raw)) return raw // the common cell, already as stored: no regex, no copy
   const m = PRICE.exec(raw.trim())
@@ -130,18 +118,13 @@ export function parsePriceCell (raw: string): string {
   while (start < digits.length - 1 && digits[start] === '0') start++
   const whole = digits.slice(start)
   const cents = (m[3] ?? '').padEnd(2, '0')
-  // A minus sign means <= 0; more than four whole digits means >= 10000.
   if (m[1] === '-' || whole.length > 4 || (whole === '0' && cents === '00')) {
     throw new IngestRejected(`Price out of range: ${echoCell(raw)}`)
   }
   return `${whole}.${cents}`
 }
 
-/**
- * D5's canonical form that needs no work: 1–4 whole digits without a leading zero, a dot, two
- * digits ('180.50', '1.05'). Such a price is > 0 and fits numeric(6,2); parsePriceCell would
- * return it unchanged. Checked by character code, since it runs for 3 cells of every row.
- */
+/** D5's canonical form, already as stored ('180.50'): checked by character code, 3 cells a row. */
 function isCanonicalPrice (cell: string): boolean {
   const dot = cell.length - 3
   if (dot < 1 || dot > 4 || cell.charCodeAt(dot) !== 0x2e) return false
@@ -155,25 +138,15 @@ function isCanonicalPrice (cell: string): boolean {
   return true
 }
 
-/**
- * Spec 4.5 + D4–D10: the text of an uploaded CSV → validated rows, or the first error in file
- * order (D10). Line numbers are physical lines: header = line 1, skipped blank lines count, and a
- * row whose quoted field spans lines is reported at the line where it starts (D6).
- */
+/** D10 the first error in file order; D6 lines are physical (header = 1, blank lines count). */
 export function parseCycleCsv (text: string, window?: CycleWindow): PriceRow[] {
   const batches = [...cycleCsvBatches(text, Infinity, window)]
   return batches.length === 1 ? batches[0] as PriceRow[] : batches.flat()
 }
 
-/** How much text `cycleCsvBatches` reads at a time: ~1,300 rows of the usual file. */
 export const BATCH_CHARS = 64 * 1024
 
-/**
- * `parseCycleCsv` as it goes: the validated rows of each ~`batchChars` of the file (D46: the
- * ingest writes one batch while the next is read). The same checks in the same order,
- * so the same rows and the same first error; an error can come after earlier batches were
- * yielded, so whoever wrote those must undo them (the ingest's transaction does).
- */
+/** D46 `parseCycleCsv` batch by batch; an error may follow yielded batches (the caller rolls back). */
 export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS, window?: CycleWindow): Generator<PriceRow[], void, undefined> {
   // One kind of line break (CRLF, CR or LF each end one physical line), so Papa needs no guessing.
   const input = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(LINE_BREAKS, '\n')
@@ -182,8 +155,7 @@ export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS, windo
   let readRow: ((cells: readonly string[], line: number) => PriceRow) | undefined
   let headerFields = 0
   let line = 1
-  // Without a quote character no cell can hold a line break: every row is one physical line, so
-  // the file can be cut at any line break. A quoted file is read in one piece.
+  // Unquoted, every row is one line and the file may be cut at any break; quoted, one piece.
   const quoted = input.includes('"')
   const config: Papa.ParseConfig<string[]> = {
     header: false,
@@ -200,8 +172,7 @@ export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS, windo
         readRow = rowReader(mapHeader(cells), window)
         headerFields = cells.length
       } else {
-        // D48: a value beyond the header's columns (a decimal comma: `180,50`) would shift every
-        // price after it; empty trailing fields (a spreadsheet's trailing commas) are harmless.
+        // D48 a value past the header's columns would shift the prices; empty trailing ones are harmless.
         if (cells.length > headerFields) {
           const fields = filledFields(cells)
           if (fields > headerFields) throw new IngestRejected(`Line ${rowLine} has ${fields} fields; the header has ${headerFields}`, rowLine)
@@ -219,7 +190,6 @@ export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS, windo
   const size = quoted ? Infinity : batchChars
   for (let start = 0; start < input.length;) {
     // A piece ends before a line break, which is dropped: the next piece starts the next line.
-    // (Only a break that ends the file is lost, and with it a blank last line.)
     const cut = input.indexOf('\n', start + size)
     const end = cut === -1 ? input.length : cut
     Papa.parse<string[]>(input.slice(start, end), config)
@@ -235,31 +205,22 @@ export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS, windo
   if (total === 0) throw new IngestRejected(NO_ROWS)
 }
 
-/** One column as the row reader walks it: a FIELDS entry placed in one file. */
+/** A FIELDS entry placed in one file, as the row reader walks it. */
 interface Column {
   field: Field
-  /** The name used in messages. */
   display: string
   kind: Kind
-  /** Its index in the file's cells. */
   index: number
-  /** Its position in FIELDS (D6), i.e. where its value goes in the row. */
   slot: number
   /** D6: a blank cell is a missing value; a blank price is an invalid price instead (D5). */
   blankIsMissing: boolean
-  /** The cell → its stored value, or an `IngestRejected` naming the cell. */
   read: (cell: string, line: number) => string
 }
 
-/**
- * Validates data rows against one file's header. Keeps per-file state: the date format (D7), the
- * rows seen (D9), and caches of cells already checked, since dates and towns repeat on every
- * cycle of a file (all lookups O(1), so the whole file is linear).
- */
+/** Rows against one file's header, with the file's date format (D7), rows seen (D9) and cell caches. */
 function rowReader (map: ColumnMap, window: CycleWindow | undefined): (cells: readonly string[], line: number) => PriceRow {
   let format: DateFormat | undefined
-  // Caches of cells already checked. Towns and cycles also get small dense ids, so that D9's
-  // check is two array lookups instead of hashing a pair of strings per row.
+  // Dense town ids make D9's check two array lookups instead of hashing a pair of strings per row.
   const dates = new Map<string, string>() // raw cell → YYYY-MM-DD
   const towns = new Map<string, Town>() // raw cell → D4 name and its id
   const townIds = new Map<string, number>() // D4 name → id (several raw spellings share one)
@@ -293,8 +254,7 @@ function rowReader (map: ColumnMap, window: CycleWindow | undefined): (cells: re
     }
   }
 
-  // D7/D10: cells are checked in the file's column order. One array of plain objects of one
-  // shape, walked by index: this runs for every row of files of 100,000 rows.
+  // D7/D10 cells are checked in the file's column order.
   const columns: Column[] = FIELDS
     .map(({ field, display, kind }, slot) => ({ field, display, kind, index: map[field], slot, blankIsMissing: kind !== 'price', read: kind === 'date' ? dateReader() : kind === 'town' ? readTown : parsePriceCell }))
     .sort((a, b) => a.index - b.index)
@@ -356,14 +316,12 @@ function isBlankCell (cell: string): boolean {
   return !(first > 0x20 && first < 0x7f) && cell.trim() === ''
 }
 
-/** A row with nothing but white space in its cells is a blank line (as `,,,` rows that
- * spreadsheets leave behind). */
+/** D6 a row of white space only (`,,,` a spreadsheet leaves) is a blank line. */
 function isBlank (cells: readonly string[]): boolean {
   for (const cell of cells) if (!isBlankCell(cell)) return false
   return true
 }
 
-/** The number of fields up to the last one that is not blank. */
 function filledFields (cells: readonly string[]): number {
   let n = cells.length
   while (n > 0 && isBlankCell(cells[n - 1] as string)) n--
