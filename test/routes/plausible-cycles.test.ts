@@ -25,7 +25,7 @@ t.test('[D48] a cycle of 9999 or 1800 is refused with its line, by the ingest an
     for (const query of ['', '/dry-run']) {
       const res = await app.inject({ method: 'POST', url: `/v1/ingest/csv${query}`, ...formOf(file) })
       t.equal(res.statusCode, 400, `${from}${query}`)
-      t.same(res.json(), { detail: `Invalid pricing cycle on line 3: From ${from} To ${to} (a cycle starts from 1970-01-15 to ${latest})` })
+      t.same(res.json(), { detail: `Invalid pricing cycle on line 3: From ${from} To ${to} (a cycle starts from 1970-01-15 to ${latest})`, line: 3 })
     }
   }
   t.same((await app.inject('/v1/towns')).json(), [], 'nothing written')
