@@ -37,6 +37,8 @@ const config = loadConfig({ DATA_DIR: 'memory://', TRUST_PROXY: 'true', INGEST_T
 const swap = new Set('swap' in variant ? variant.swap : [])
 const app = await buildApp({
   config,
+  // The default level; lines go to stderr, as stdout carries the port to the runner.
+  logger: { level: config.logLevel, stream: process.stderr },
   plugins: servicePlugins({ config }).map((p) => swap.has(p.name) ? standIn(p.name) : p)
 })
 const boundary = 'ablation-boundary'

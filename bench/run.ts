@@ -94,8 +94,8 @@ try {
     `# Benchmark${pglite ? ': the service on the embedded PGlite (--pglite)' : ''}${quick ? ' (--quick: a smoke run, figures meaningless)' : ''}`,
     machineLine(machine(db.postgresVersion)),
     `Load: ${wrkVersion.split(' [')[0] ?? 'wrk'}, \`wrk -t1 -c${settings.connections}\`, ${settings.durationSec} s per run after ${settings.warmupSec} s warm-up, ` +
-    'a fresh X-Forwarded-For per request (bench/fresh-client.lua); the same for the service and its bare node:http ceiling. ' +
-    `HTTP rows: ${settings.passes} runs each of the service and its ceiling, alternating; each side's best (most req/s, least CPU per request) is reported. ` +
+    'a fresh X-Forwarded-For per request (bench/fresh-client.lua); the same for the service, its floor and its ceiling. ' +
+    `HTTP rows: ${settings.passes} runs each of the service, the floor and the ceiling, alternating; each side's best (most req/s, least CPU per request) is reported. ` +
     `SQL ceiling: \`pgbench -M prepared -c ${settings.connections} -j 1\`.`
   ]
   let table = ''
@@ -173,7 +173,8 @@ async function singleService (bench: BenchDatabase): Promise<{ notes: string, ta
     await stop(fresh.child)
   }
   const notes = [
-    'Ceilings: HTTP rows → a bare node:http server (bench/ceiling-http.ts) sending the bytes and headers the service sent for the same request (all but Date and the connection headers); ' +
+    'HTTP rows: the targets apply to the design-card floor (bench/floor-fastify.ts: bare Fastify with @fastify/cors and @fastify/rate-limit registered as the service registers them, one route sending the bytes the service sent); ' +
+    'the ceiling is a bare node:http server (bench/ceiling-http.ts) sending the same bytes and headers (all but Date and the connection headers). Other ceilings: ' +
     `cold /v1/prices pages → pgbench running the service's own SQL (captured from src/db/prices.ts through Drizzle's logger, its answer checked equal to the service's)${pglite ? ' on PostgreSQL holding the same rows' : ''}; ` +
     'CSV reader → papaparse alone on the same text with the reader\'s options, no validation (in process, alternating, the fastest of each); ' +
     `ingest → COPY of the same CSV bytes into \`CREATE TABLE … (LIKE fuel_prices INCLUDING ALL)\`${pglite ? ' on PostgreSQL' : ` (${repeat} uploads alternating with ${repeat} COPYs; the fastest of each)`}.`,
