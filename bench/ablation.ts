@@ -4,7 +4,7 @@ import { measured, unexpected, type LoadSettings } from './reads.js'
 import { markdownTable, num } from './stats.js'
 
 /** The plugins a GET /v1/prices/latest passes through besides the route and the read cache. */
-const PER_REQUEST = ['cors', 'rate-limit', 'metrics', 'http-caching', 'early-answer', 'body-idle-timeout', 'graceful-close', 'empty-query-values']
+const PER_REQUEST = ['cors', 'rate-limit', 'metrics', 'http-caching', 'http-server']
 
 type Variant = { swap: string[] } | { bare: 'floor' | 'fastify' | 'node:http' }
 const VARIANTS: Array<{ label: string, variant: Variant }> = [

@@ -125,12 +125,14 @@ export async function httpScenarios (service: Service, admin: postgres.Sql | und
   const dir = mkdtempSync(join(tmpdir(), 'fuel-bench-'))
   const file = join(dir, 'recorded.json')
   const { recorded, requests } = await recordAll(service)
+  const only = process.env.BENCH_HTTP_FILTER === undefined ? undefined : new RegExp(process.env.BENCH_HTTP_FILTER)
   writeFileSync(file, JSON.stringify(recorded))
   const { child, ready } = await startJsonServer<{ port: number }>('ceiling-http.ts', file)
   const floorServer = await startJsonServer<{ port: number }>('floor-fastify.ts', file).catch(async (err: unknown) => { await stop(child); throw err })
   const rows: TableRow[] = []
   try {
     for (const [i, sc] of HTTP.entries()) {
+      if (only !== undefined && !only.test(sc.name)) continue
       log(sc.name)
       const request = requests[i] as LoadRequest
       let svc: Measured | undefined

@@ -6,7 +6,7 @@ import { migrateDatabase } from '../src/db/migrate.js'
 import { ablation } from './ablation.js'
 import { benchCsvReader, csvReaderRow } from './csv-reader.js'
 import { createBenchDatabase, type BenchDatabase } from './database.js'
-import { benchIngest, benchIngestPglite, sampleCsv, type IngestTiming } from './ingest-write.js'
+import { benchIngest, benchIngestPglite, sampleCsv, upload, type IngestTiming } from './ingest-write.js'
 import { soak, soakRows } from './memory.js'
 import { memory, ROOT, startService, stop, stopAll, type Storage } from './processes.js'
 import { coldPages, httpScenarios, type LoadSettings } from './reads.js'
@@ -25,6 +25,8 @@ const replicasOnly = flags.has('--replicas-only') // development aid: skip the s
 const withReplicas = (flags.has('--replicas') || replicasOnly) && !pglite
 // Load the data, then only the memory phase: for iterating on the service's footprint.
 const soakOnly = flags.has('--soak-only')
+// One upload, then only the HTTP rows (BENCH_HTTP_FILTER: a pattern on their names): for iterating on the read path.
+const httpOnly = flags.has('--http-only')
 
 const positive = (name: string, fallback: number): number => {
   const value = Number(process.env[name] ?? fallback)
@@ -140,12 +142,21 @@ async function singleService (bench: BenchDatabase): Promise<{ notes: string, ta
     await pg.close()
   }
   // In process, before any service runs: nothing else of the bench competes for the cores.
-  log('CSV reader: the 20,038-row file, against papaparse alone')
-  const rows: TableRow[] = [csvReaderRow(benchCsvReader(quick ? 3 : undefined))]
+  const rows: TableRow[] = []
+  if (!httpOnly) {
+    log('CSV reader: the 20,038-row file, against papaparse alone')
+    rows.push(csvReaderRow(benchCsvReader(quick ? 3 : undefined)))
+  }
   const service = await startService('service', storage)
   let sql = ''
   let afterIngest
   try {
+    if (httpOnly) {
+      const loaded = await upload(service.url, sampleCsv(430).csv)
+      if (loaded.status !== 201) throw new Error(`ingest answered ${loaded.status}: ${loaded.body.slice(0, 500)}`)
+      rows.push(...await httpScenarios(service, bench.sql, settings, log))
+      return { notes: '', table: `## Results (--http-only)\n\n${LEGEND}\n\n${resultsTable(rows)}` }
+    }
     log(pglite ? 'ingest on PGlite: ~20k then ~100k rows, against COPY on PostgreSQL' : `ingest: ~20k and ~100k rows, ${repeat}× each, against COPY`)
     const ingest = pglite ? await benchIngestPglite(service.url, bench.sql) : await benchIngest(service.url, bench.sql, repeat)
     // The steady state of a table autovacuum has seen; plans must not depend on the timing of that.

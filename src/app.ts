@@ -9,13 +9,10 @@ import { timeoutServerOptions } from './http-server/timeouts.js'
 import type { Database } from './db/client.js'
 import cacheInvalidation from './read-cache/invalidation.js'
 import cyclesRepository from './db/cycles-plugin.js'
-import bodyIdleTimeout from './http-server/body-idle-timeout.js'
-import requestFraming from './http-server/request-framing.js'
 import database from './db/database-plugin.js'
-import earlyAnswer from './http-server/early-answer-plugin.js'
-import emptyQueryValues from './errors/empty-query-values.js'
 import errors from './errors/index.js'
-import gracefulClose from './http-server/graceful-close.js'
+import { withoutEmptyValues } from './errors/empty-query-values.js'
+import httpServer from './http-server/index.js'
 import httpCaching from './http-caching/index.js'
 import metrics from './metrics/index.js'
 import pricesRepository from './db/prices-plugin.js'
@@ -63,6 +60,7 @@ export function serverOptions (config: Config, logger?: FastifyServerOptions['lo
     frameworkErrors: (error, _request, reply) => {
       void (reply as FastifyReply).code(error.statusCode ?? 400).send({ detail: error.code === 'FST_ERR_BAD_URL' ? 'The URL is not valid percent-encoding' : error.message })
     },
+    routerOptions: { querystringParser: withoutEmptyValues }, // D21 an empty value is an absent parameter
     ajv: {
       // D20 every failing parameter reported; D48 `Infinity` and `NaN` are not numbers.
       customOptions: { allErrors: true, strictNumbers: true }
@@ -104,11 +102,7 @@ export function servicePlugins (options: AppOptions): ServicePlugin[] {
     { name: 'metrics', plugin: metrics },
     { name: 'cors', plugin: cors, options: { origins: config.corsOrigins } },
     { name: 'rate-limit', plugin: rateLimit, options: { store: options.rateLimitStore, redisUrl: config.redisUrl, exemptPrefixes: [DOCS_PREFIX] } },
-    { name: 'empty-query-values', plugin: emptyQueryValues },
-    { name: 'graceful-close', plugin: gracefulClose },
-    { name: 'early-answer', plugin: earlyAnswer, options: { maxUploadBytes: config.maxUploadBytes } },
-    { name: 'body-idle-timeout', plugin: bodyIdleTimeout, options: { idleMs: config.bodyIdleTimeoutMs } },
-    { name: 'request-framing', plugin: requestFraming, options: {} },
+    { name: 'http-server', plugin: httpServer, options: { idleMs: config.bodyIdleTimeoutMs, maxUploadBytes: config.maxUploadBytes } },
     { name: 'errors', plugin: errors },
     { name: 'database', plugin: database, options: { config, database: options.database } },
     { name: 'prices-repository', plugin: pricesRepository },

@@ -1,15 +1,9 @@
-import type { FastifyInstance } from 'fastify'
-import fp from 'fastify-plugin'
+import { parse } from 'fast-querystring'
 
 /** D21 query leniency: an empty value means the parameter is absent, so its default applies. */
-async function emptyQueryValues (app: FastifyInstance): Promise<void> {
-  app.addHook('preValidation', (request, _reply, done) => {
-    const query = request.query as Record<string, unknown> | undefined
-    if (query !== undefined && query !== null) {
-      for (const key in query) if (query[key] === '') delete query[key]
-    }
-    done()
-  })
+export function withoutEmptyValues (query: string): Record<string, unknown> {
+  if (query.length === 0) return {}
+  const parsed = parse(query) as Record<string, unknown>
+  for (const key in parsed) if (parsed[key] === '') delete parsed[key]
+  return parsed
 }
-
-export default fp(emptyQueryValues, { name: 'empty-query-values' })

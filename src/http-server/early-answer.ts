@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
-import type { onSendHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 
 /** D29 early answers drain the body, within the D48 lingering-close bounds. */
 export interface DrainLimits {
@@ -53,13 +53,9 @@ export function discardUnreadBody (request: IncomingMessage, limits: DrainLimits
 }
 
 /** D29 for the whole app; an answer already saying `Connection: close` closes at once. */
-export function earlyAnswerHook (limits: DrainLimits): onSendHookHandler {
-  return (request, reply, payload, done) => {
-    const raw = request.raw
-    if (!raw.complete && announcesBody(raw.headers) && String(reply.getHeader('connection')).toLowerCase() !== 'close') {
-      const headers = discardUnreadBody(raw, limits)
-      if (headers.connection !== undefined) void reply.header('connection', headers.connection)
-    }
-    done(null, payload)
-  }
+export function drainEarlyAnswer (request: FastifyRequest, reply: FastifyReply, limits: DrainLimits): void {
+  const raw = request.raw
+  if (raw.complete || !announcesBody(raw.headers) || String(reply.getHeader('connection')).toLowerCase() === 'close') return
+  const headers = discardUnreadBody(raw, limits)
+  if (headers.connection !== undefined) void reply.header('connection', headers.connection)
 }

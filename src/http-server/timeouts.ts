@@ -1,5 +1,5 @@
 import type { ServerOptions } from 'node:http'
-import type { onRequestHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { announcesBody } from './early-answer.js'
 
 /** D32 connection timeouts (values and reasons in docs/decisions.md). */
@@ -28,18 +28,14 @@ export function timeoutServerOptions (timeouts: ConnectionTimeouts): { requestTi
 }
 
 /** D32 body idle timeout, lifted once the body is read so a long ingest is never cut off. */
-export function bodyIdleTimeoutHook (idleMs: number): onRequestHookHandler {
-  return (request, reply, done) => {
-    const raw = request.raw
-    const socket = raw.socket as Partial<typeof raw.socket> // a stand-in without timers under inject
-    if (!raw.complete && announcesBody(raw.headers) && typeof socket.setTimeout === 'function') {
-      const setSocketTimeout = socket.setTimeout.bind(socket)
-      setSocketTimeout(idleMs)
-      raw.once('end', () => {
-        // Once answered, node:http's keep-alive timeout is in place: leave it.
-        if (!reply.raw.writableEnded) setSocketTimeout(0)
-      })
-    }
-    done()
-  }
+export function armBodyIdleTimeout (request: FastifyRequest, reply: FastifyReply, idleMs: number): void {
+  const raw = request.raw
+  const socket = raw.socket as Partial<typeof raw.socket> // a stand-in without timers under inject
+  if (raw.complete || !announcesBody(raw.headers) || typeof socket.setTimeout !== 'function') return
+  const setSocketTimeout = socket.setTimeout.bind(socket)
+  setSocketTimeout(idleMs)
+  raw.once('end', () => {
+    // Once answered, node:http's keep-alive timeout is in place: leave it.
+    if (!reply.raw.writableEnded) setSocketTimeout(0)
+  })
 }

@@ -2,6 +2,9 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 
 export const SLOW_REQUEST_MS = 1000
 
+/** pino's, and the lazy child logger's; not in Fastify's base logger type. */
+interface LevelCheck { isLevelEnabled: (level: string) => boolean }
+
 /** D45 logging: one access line per request, at error for a 5xx, warn when slow, else debug. */
 export class AccessLog extends LogController {
   override incomingRequest (): void {}
@@ -9,6 +12,8 @@ export class AccessLog extends LogController {
   override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const responseTime = reply.elapsedTime
     const level = error != null || reply.statusCode >= 500 ? 'error' : responseTime >= SLOW_REQUEST_MS ? 'warn' : 'debug'
+    // The usual case at the default level: nothing to write, so nothing built.
+    if (level === 'debug' && (request.log as Partial<LevelCheck>).isLevelEnabled?.('debug') === false) return
     request.log[level]({ req: request, res: reply, responseTime, err: error ?? undefined }, 'request completed')
   }
 }

@@ -30,6 +30,13 @@ class LazyChildLogger {
   trace (...args: unknown[]): void { this.log('trace', args) }
   silent (): void {}
 
+  isLevelEnabled (level: string): boolean {
+    const values = levelValues(this.parent)
+    const threshold = values?.[this.level]
+    const value = values?.[level]
+    return values === undefined || threshold === undefined || value === undefined || value >= threshold
+  }
+
   child (bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return this.real().child(bindings, options)
   }
@@ -40,10 +47,8 @@ class LazyChildLogger {
   }
 
   private log (level: Level, args: unknown[]): void {
-    const values = levelValues(this.parent)
-    const threshold = values?.[this.level]
     // Below the level nothing is written; a non-pino logger's child decides for itself.
-    if (values !== undefined && threshold !== undefined && (values[level] as number) < threshold) return
+    if (!this.isLevelEnabled(level)) return
     const child = this.real() as unknown as Record<Level, (...a: unknown[]) => void>
     child[level](...args)
   }

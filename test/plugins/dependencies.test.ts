@@ -33,8 +33,7 @@ t.test('servicePlugins lists every plugin under its own fastify-plugin name, eac
   t.strictSame(plugins.map((p) => metaName(p.plugin)), plugins.map((p) => p.name))
   t.equal(new Set(plugins.map((p) => p.name)).size, plugins.length)
   t.strictSame(plugins.map((p) => p.name), [
-    'http-caching', 'metrics', 'cors', 'rate-limit', 'empty-query-values', 'graceful-close', 'early-answer',
-    'body-idle-timeout', 'request-framing', 'errors', 'database', 'prices-repository', 'cycles-repository', 'read-cache',
+    'http-caching', 'metrics', 'cors', 'rate-limit', 'http-server', 'errors', 'database', 'prices-repository', 'cycles-repository', 'read-cache',
     'cache-invalidation', 'metrics-routes', 'docs-routes', 'health-routes', 'prices-routes', 'towns-routes',
     'cycles-routes', 'ingest-routes', 'cycle-withdrawal-routes', 'admin-page'
   ])

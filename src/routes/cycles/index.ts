@@ -69,6 +69,5 @@ const cycles: FastifyPluginAsyncTypebox<CyclesRoutesOptions> = async (app, { con
 
 export default fp(cycles, {
   name: 'cycles-routes',
-  dependencies: ['cycles-repository', 'read-cache', 'rate-limit', 'http-caching', 'metrics', 'errors'],
-  encapsulate: true
+  dependencies: ['cycles-repository', 'read-cache', 'rate-limit', 'http-caching', 'metrics', 'errors']
 })

@@ -19,10 +19,10 @@ const NOTIFY_WAIT_MS = 2000
 const withdraw: FastifyPluginAsyncTypebox<WithdrawRoutesOptions> = async (app, { config }) => {
   // D13 token first, in preParsing after the limiter's onRequest, so a wrong token counts (D48).
   const checkToken = bearerAuth({ token: config.ingestToken, detail: INVALID_WITHDRAW_TOKEN })
-  app.addHook('preParsing', async (request) => { await checkToken(request) })
 
   app.route({
     ...operations.withdrawCycle,
+    preParsing: async (request) => { await checkToken(request) },
     handler: async (request, reply) => {
       const validFrom = request.params.valid_from
       const notification = app.cacheInvalidation.expect(NOTIFY_WAIT_MS)
@@ -55,6 +55,5 @@ const withdraw: FastifyPluginAsyncTypebox<WithdrawRoutesOptions> = async (app, {
 
 export default fp(withdraw, {
   name: 'cycle-withdrawal-routes',
-  dependencies: ['database', 'read-cache', 'cache-invalidation', 'rate-limit', 'http-caching', 'errors'],
-  encapsulate: true
+  dependencies: ['database', 'read-cache', 'cache-invalidation', 'rate-limit', 'http-caching', 'errors']
 })

@@ -62,4 +62,4 @@ const docs: FastifyPluginAsyncTypebox = async (app) => {
   })
 }
 
-export default fp(docs, { name: 'docs-routes', encapsulate: true })
+export default fp(docs, { name: 'docs-routes' })

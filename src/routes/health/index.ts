@@ -32,4 +32,4 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
   })
 }
 
-export default fp(health, { name: 'health-routes', dependencies: ['cycles-repository', 'http-caching', 'metrics', 'errors'], encapsulate: true })
+export default fp(health, { name: 'health-routes', dependencies: ['cycles-repository', 'http-caching', 'metrics', 'errors'] })

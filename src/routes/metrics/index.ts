@@ -22,4 +22,4 @@ async function metricsRoutes (app: FastifyInstance, options: MetricsRoutesOption
   })
 }
 
-export default fp(metricsRoutes, { name: 'metrics-routes', dependencies: ['metrics', 'http-caching', 'errors'], encapsulate: true })
+export default fp(metricsRoutes, { name: 'metrics-routes', dependencies: ['metrics', 'http-caching', 'errors'] })

@@ -7,6 +7,7 @@ import { townFilter } from '../../domain/town.js'
 import { CSV_CONTENT_TYPE, csvDocument } from '../../export/csv.js'
 import { ListPricesQuery, operations } from '../../generated/openapi.js'
 import { prefersCsv } from '../../export/negotiation.js'
+import { withoutEmptyValues } from '../../errors/empty-query-values.js'
 import { finiteIntegers } from '../../errors/validation.js'
 import { sendHeldOr, sendReady, type ReadyBody } from '../../http-caching/ready-body.js'
 import { addVary } from '../../http-caching/vary.js'
@@ -46,17 +47,16 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (request, reply) => await exportCsv(reply, request.query)
   })
 
-  // D43: the export on this path has no default `limit`, so whether one was given is seen before validation.
-  const limitGiven = new WeakSet<FastifyRequest>()
+  // D43: the export on this path has no default `limit`, so whether one was given is read from the URL.
+  const limitGiven = (request: FastifyRequest): boolean => {
+    const query = request.url.indexOf('?')
+    return query !== -1 && withoutEmptyValues(request.url.slice(query + 1)).limit !== undefined
+  }
 
   app.route({
     ...operations.listPrices,
     schema: { ...operations.listPrices.schema, querystring: ListPricesLegacyQuery },
     preHandler: pageNumbers,
-    preValidation: (request, _reply, done) => {
-      if ((request.query as Record<string, unknown>).limit !== undefined) limitGiven.add(request)
-      done()
-    },
     handler: async (request, reply) => {
       const q = request.query
       // D17: publicly cacheable, and the answer depends on Accept (the CSV export).
@@ -66,7 +66,7 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
         // D43: what GET /v1/prices.csv answers for the same query, which Content-Location names.
         const query = request.url.indexOf('?')
         void reply.header('content-location', operations.exportPricesCsv.url + (query === -1 ? '' : request.url.slice(query)))
-        return await exportCsv(reply, { ...q, limit: limitGiven.has(request) ? q.limit : undefined })
+        return await exportCsv(reply, { ...q, limit: limitGiven(request) ? q.limit : undefined })
       }
       // Keyed by the normalised query (D4 town form, defaults filled in): equivalent URLs share one entry.
       const town = filter.town ?? ''
@@ -106,6 +106,5 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
 
 export default fp(prices, {
   name: 'prices-routes',
-  dependencies: ['prices-repository', 'cycles-repository', 'read-cache', 'rate-limit', 'http-caching', 'metrics', 'errors'],
-  encapsulate: true
+  dependencies: ['prices-repository', 'cycles-repository', 'read-cache', 'rate-limit', 'http-caching', 'metrics', 'errors']
 })

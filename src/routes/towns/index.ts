@@ -15,6 +15,5 @@ const towns: FastifyPluginAsyncTypebox = async (app) => {
 
 export default fp(towns, {
   name: 'towns-routes',
-  dependencies: ['prices-repository', 'read-cache', 'rate-limit', 'http-caching', 'metrics', 'errors'],
-  encapsulate: true
+  dependencies: ['prices-repository', 'read-cache', 'rate-limit', 'http-caching', 'metrics', 'errors']
 })

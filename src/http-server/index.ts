@@ -1,0 +1,36 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { LINGER_FACTOR, drainEarlyAnswer } from './early-answer.js'
+import { framingError } from './request-framing.js'
+import { armBodyIdleTimeout } from './timeouts.js'
+
+interface HttpServerOptions {
+  idleMs: number
+  maxUploadBytes: number
+}
+
+/** The connection-level rules, one hook per phase: D48 framing, D32 body idle timeout, D29 drain, shutdown. */
+async function httpServer (app: FastifyInstance, options: HttpServerOptions): Promise<void> {
+  // D48: `Expect` is judged on Fastify's path (framingError), not by node:http before it.
+  const handOn = (req: IncomingMessage, res: ServerResponse): void => { app.server.emit('request', req, res) }
+  app.server.on('checkExpectation', handOn)
+  app.server.on('checkContinue', handOn)
+
+  app.addHook('onRequest', (request, reply, done) => {
+    armBodyIdleTimeout(request, reply, options.idleMs)
+    done(framingError(request))
+  })
+
+  const drain = { maxBytes: LINGER_FACTOR * options.maxUploadBytes }
+  // Shutdown: an answer in flight closes its keep-alive connection so close() need not wait.
+  let closing = false
+  app.addHook('preClose', async () => { closing = true })
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (closing) void reply.header('connection', 'close')
+    drainEarlyAnswer(request, reply, drain)
+    done(null, payload)
+  })
+}
+
+export default fp(httpServer, { name: 'http-server' })
