@@ -41,7 +41,7 @@ const settings: LoadSettings = {
   connections: positive('BENCH_CONNECTIONS', 32),
   durationSec: positive('BENCH_DURATION', quick ? 1 : 10),
   warmupSec: Number(process.env.BENCH_WARMUP ?? (quick ? 0 : 2)),
-  passes: positive('BENCH_PASSES', quick ? 1 : 3),
+  passes: positive('BENCH_PASSES', quick ? 1 : 5),
   ip: { next: 0 }
 }
 
