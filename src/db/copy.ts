@@ -55,11 +55,7 @@ export async function copyBatches (client: postgres.TransactionSql, batches: Ite
       }
       if (refused) return // `failed` carries the server's answer
       if (next.done === true) break
-      let text = ''
-      for (const r of next.value) {
-        text += `${copyText(r.town)}\t${r.validFrom}\t${r.validTo}\t${r.superPetrol}\t${r.diesel}\t${r.kerosene}\n`
-      }
-      if (!stream.write(text)) await Promise.race([once(stream, 'drain'), failed])
+      if (!stream.write(copyLines(next.value))) await Promise.race([once(stream, 'drain'), failed])
     }
     stream.end()
     await finished(stream)
@@ -72,6 +68,30 @@ export async function copyBatches (client: postgres.TransactionSql, batches: Ite
   }
 }
 
+/** One join of the batch's cells: half the garbage of a string built row by row. */
+function copyLines (rows: readonly PriceRow[]): string {
+  const parts = new Array<string>(rows.length * 12)
+  let k = 0
+  for (const r of rows) {
+    parts[k++] = copyText(r.town)
+    parts[k++] = '\t'
+    parts[k++] = r.validFrom
+    parts[k++] = '\t'
+    parts[k++] = r.validTo
+    parts[k++] = '\t'
+    parts[k++] = r.superPetrol
+    parts[k++] = '\t'
+    parts[k++] = r.diesel
+    parts[k++] = '\t'
+    parts[k++] = r.kerosene
+    parts[k++] = '\n'
+  }
+  return parts.join('')
+}
+
+const COPY_SPECIAL = /[\\\t\n\r]/
+
 function copyText (value: string): string {
+  if (!COPY_SPECIAL.test(value)) return value
   return value.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'))
 }

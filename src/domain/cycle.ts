@@ -23,10 +23,12 @@ export function cycleOf (date: string): Cycle {
   return cycleStartingIn(startMonthIndex)
 }
 
+// en-CA formats a date as YYYY-MM-DD; built once, as a formatter costs far more than a format.
+const KENYA_DATE = new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Nairobi', year: 'numeric', month: '2-digit', day: '2-digit' })
+
 /** Today's date (YYYY-MM-DD) in Kenya's time zone, where cycles change at local midnight. */
 export function todayInKenya (now: Date = new Date()): string {
-  // en-CA formats a date as YYYY-MM-DD.
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Nairobi', year: 'numeric', month: '2-digit', day: '2-digit' }).format(now)
+  return KENYA_DATE.format(now)
 }
 
 export function cycleFrom (validFrom: string): Cycle | null {

@@ -146,6 +146,9 @@ export function parseCycleCsv (text: string, window?: CycleWindow): PriceRow[] {
 
 export const BATCH_CHARS = 64 * 1024
 
+/** Papa's options for every file: one kind of line break (normalised first), RFC 4180 quotes. */
+export const PAPA_OPTIONS = { header: false, delimiter: ',', newline: '\n', quoteChar: '"', skipEmptyLines: false } as const
+
 /** D46 `parseCycleCsv` batch by batch; an error may follow yielded batches (the caller rolls back). */
 export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS, window?: CycleWindow): Generator<PriceRow[], void, undefined> {
   // One kind of line break (CRLF, CR or LF each end one physical line), so Papa needs no guessing.
@@ -157,42 +160,44 @@ export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS, windo
   let line = 1
   // Unquoted, every row is one line and the file may be cut at any break; quoted, one piece.
   const quoted = input.includes('"')
-  const config: Papa.ParseConfig<string[]> = {
-    header: false,
-    delimiter: ',',
-    newline: '\n',
-    quoteChar: '"',
-    skipEmptyLines: false,
-    step ({ data: cells, errors }) {
-      const rowLine = line
-      line += quoted ? physicalLines(cells) : 1
-      if (errors.length > 0) throw new IngestRejected(`Malformed quoted field on line ${rowLine}`, rowLine)
-      if (isBlank(cells)) return // D6: skipped, though its line still counts
-      if (readRow === undefined) {
-        readRow = rowReader(mapHeader(cells), window)
-        headerFields = cells.length
-      } else {
-        // D48 a value past the header's columns would shift the prices; empty trailing ones are harmless.
-        if (cells.length > headerFields) {
-          const fields = filledFields(cells)
-          if (fields > headerFields) throw new IngestRejected(`Line ${rowLine} has ${fields} fields; the header has ${headerFields}`, rowLine)
-        }
-        try {
-          rows.push(readRow(cells, rowLine))
-        } catch (err) {
-          // D51 every row fault names its line, beside the message the contract words.
-          if (err instanceof IngestRejected) err.line ??= rowLine
-          throw err
-        }
-      }
+  const readLine = (cells: string[], malformed: boolean): void => {
+    const rowLine = line
+    line += quoted ? physicalLines(cells) : 1
+    if (malformed) throw new IngestRejected(`Malformed quoted field on line ${rowLine}`, rowLine)
+    if (isBlank(cells)) return // D6: skipped, though its line still counts
+    if (readRow === undefined) {
+      readRow = rowReader(mapHeader(cells), window)
+      headerFields = cells.length
+      return
     }
+    // D48 a value past the header's columns would shift the prices; empty trailing ones are harmless.
+    if (cells.length > headerFields) {
+      const fields = filledFields(cells)
+      if (fields > headerFields) throw new IngestRejected(`Line ${rowLine} has ${fields} fields; the header has ${headerFields}`, rowLine)
+    }
+    try {
+      rows.push(readRow(cells, rowLine))
+    } catch (err) {
+      // D51 every row fault names its line, beside the message the contract words.
+      if (err instanceof IngestRejected) err.line ??= rowLine
+      throw err
+    }
+  }
+  // A piece's rows at once halve Papa's allocations; a quoted file, one piece, goes row by row (bounded memory).
+  const config: Papa.ParseConfig<string[]> = {
+    ...PAPA_OPTIONS,
+    step: quoted ? ({ data, errors }) => { readLine(data, errors.length > 0) } : undefined
   }
   const size = quoted ? Infinity : batchChars
   for (let start = 0; start < input.length;) {
     // A piece ends before a line break, which is dropped: the next piece starts the next line.
     const cut = input.indexOf('\n', start + size)
     const end = cut === -1 ? input.length : cut
-    Papa.parse<string[]>(input.slice(start, end), config)
+    const parsed = Papa.parse<string[]>(input.slice(start, end), config)
+    if (!quoted) {
+      const malformed = parsed.errors[0]?.row ?? -1 // Papa's errors come in row order
+      for (let i = 0; i < parsed.data.length; i++) readLine(parsed.data[i] as string[], i === malformed)
+    }
     start = end + 1
     if (rows.length > 0) {
       total += rows.length

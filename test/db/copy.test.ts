@@ -27,6 +27,11 @@ t.test('[D14] the driver internals behind COPY are where src/db/copy.ts expects 
     await copyRows(client, [row('Nairobi'), row('Mombasa')])
     const [counted] = await client`SELECT count(*)::int AS n FROM fuel_prices`
     t.equal(counted?.n, 2, 'COPY wrote through the transaction client')
+    // COPY's text format escapes; D30 keeps such towns out of files, this checks the escaping itself.
+    const odd = 'Back\\slash\tTab\nLine\rEnd'
+    await copyRows(client, [row(odd)])
+    const [stored] = await client`SELECT town FROM fuel_prices WHERE town LIKE 'Back%'`
+    t.equal(stored?.town, odd, 'backslash, tab and line breaks arrive as sent')
     tx.rollback()
   }).catch((err: unknown) => { if ((err as Error).message !== 'Rollback') throw err })
   t.equal(await rowCount(), 0, 'rolled back with the transaction')
