@@ -1,10 +1,12 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyServerOptions } from 'fastify'
+import type { Logger } from 'pino'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import fp from 'fastify-plugin'
 import type { Config } from './config.js'
 import { clientErrorHandler } from './http-server/client-errors.js'
 import { AccessLog } from './logging/access-log.js'
 import { lazyChildLoggerFactory } from './logging/lazy-logger.js'
+import { createServiceLogger, type LoggerSetting } from './logging/service-logger.js'
 import { timeoutServerOptions } from './http-server/timeouts.js'
 import type { Database } from './db/client.js'
 import cacheInvalidation from './read-cache/invalidation.js'
@@ -42,15 +44,15 @@ interface AppOptions {
 /** Tokens never reach the logs, whatever a serializer is later changed to print. */
 export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie']
 
-export function serverOptions (config: Config, logger?: FastifyServerOptions['logger']): FastifyServerOptions {
+/** Fastify's options; `log` is the service's own logger, which Fastify's stays off for (D45). */
+export function serverOptions (config: Config, log?: Logger): FastifyServerOptions {
   return {
-    logger: loggerOptions(config, logger),
     // D23 client address: a hop count works at run time though Fastify's typings omit it.
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     requestIdHeader: 'x-request-id',
     // D45 logging: one access line for failures and slow answers; child loggers made lazily.
     logController: new AccessLog(),
-    childLoggerFactory: lazyChildLoggerFactory,
+    childLoggerFactory: lazyChildLoggerFactory(log),
     return503OnClosing: false,
     // D33 start-up failures: PGlite's first start can outlast Fastify's 10 s default.
     pluginTimeout: PLUGIN_TIMEOUT_MS,
@@ -69,7 +71,7 @@ export function serverOptions (config: Config, logger?: FastifyServerOptions['lo
 }
 
 /** pino-pretty for a person at a terminal; JSON lines otherwise, and always in production. */
-export function terminalLogger (config: Config, isTTY: boolean | undefined, nodeEnv: string | undefined): FastifyServerOptions['logger'] {
+export function terminalLogger (config: Config, isTTY: boolean | undefined, nodeEnv: string | undefined): LoggerSetting {
   if (isTTY !== true || nodeEnv === 'production') return undefined
   return {
     level: config.logLevel,
@@ -78,9 +80,9 @@ export function terminalLogger (config: Config, isTTY: boolean | undefined, node
 }
 
 /** Logger options as given (tests pass their own stream), always with LOG_REDACT added. */
-function loggerOptions (config: Config, logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
-  if (logger === undefined) return { level: config.logLevel, redact: LOG_REDACT }
-  if (typeof logger !== 'object' || logger === null) return logger
+export function loggerOptions (config: Config, logger: LoggerSetting): LoggerSetting {
+  if (logger === undefined || logger === true) return { level: config.logLevel, redact: LOG_REDACT }
+  if (logger === false) return logger
   const own = logger.redact
   const paths = Array.isArray(own) ? own : own?.paths ?? []
   return { ...logger, redact: { ...(Array.isArray(own) ? {} : own), paths: [...new Set([...LOG_REDACT, ...paths])] } }
@@ -139,11 +141,15 @@ const serviceApp: FastifyPluginAsync<ServiceOptions> = async (app, options) => {
 export const service = fp(serviceApp, { name: 'fuel-price-service', fastify: '5.x' })
 
 export interface BuildAppOptions extends ServiceOptions {
-  logger?: FastifyServerOptions['logger']
+  /** pino's options (LOG_LEVEL's when absent), or false for no log at all. */
+  logger?: LoggerSetting
 }
 
 export async function buildApp (options: BuildAppOptions): Promise<FastifyInstance> {
-  const app = Fastify(serverOptions(options.config, options.logger)).withTypeProvider<TypeBoxTypeProvider>()
+  const log = createServiceLogger(loggerOptions(options.config, options.logger))
+  const app = Fastify(serverOptions(options.config, log)).withTypeProvider<TypeBoxTypeProvider>()
+  // D45 logging: Fastify's logger is off, so `app.log` (inherited by every plugin) is set to ours.
+  if (log !== undefined) app.log = log
   await app.register(service, options)
   return app
 }

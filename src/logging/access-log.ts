@@ -6,14 +6,15 @@ export const SLOW_REQUEST_MS = 1000
 interface LevelCheck { isLevelEnabled: (level: string) => boolean }
 
 /** D45 logging: one access line per request, at error for a 5xx, warn when slow, else debug. */
+export function logAccess (request: FastifyRequest, reply: FastifyReply, responseTime: number, error?: Error): void {
+  const level = error !== undefined || reply.statusCode >= 500 ? 'error' : responseTime >= SLOW_REQUEST_MS ? 'warn' : 'debug'
+  // The usual case at the default level: nothing to write, so nothing built.
+  if (level === 'debug' && (request.log as Partial<LevelCheck>).isLevelEnabled?.('debug') === false) return
+  request.log[level]({ req: request, res: reply, responseTime, err: error }, 'request completed')
+}
+
+/** Fastify's own per-request lines off: the access line above replaces both. */
 export class AccessLog extends LogController {
   override incomingRequest (): void {}
-
-  override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const responseTime = reply.elapsedTime
-    const level = error != null || reply.statusCode >= 500 ? 'error' : responseTime >= SLOW_REQUEST_MS ? 'warn' : 'debug'
-    // The usual case at the default level: nothing to write, so nothing built.
-    if (level === 'debug' && (request.log as Partial<LevelCheck>).isLevelEnabled?.('debug') === false) return
-    request.log[level]({ req: request, res: reply, responseTime, err: error ?? undefined }, 'request completed')
-  }
+  override requestCompleted (): void {}
 }

@@ -54,6 +54,9 @@ class LazyChildLogger {
   }
 }
 
-export const lazyChildLoggerFactory: FastifyChildLoggerFactory = function (logger, bindings, options) {
-  return new LazyChildLogger(logger, bindings, options) as unknown as FastifyBaseLogger
+/** Children of `root` when given (D45: the service's pino, Fastify's own logger being off), else of Fastify's. */
+export function lazyChildLoggerFactory (root?: FastifyBaseLogger): FastifyChildLoggerFactory {
+  return function (logger, bindings, options) {
+    return new LazyChildLogger(root ?? logger, bindings, options) as unknown as FastifyBaseLogger
+  }
 }

@@ -1,6 +1,8 @@
-import type { FastifyInstance, onResponseHookHandler } from 'fastify'
+import { finished } from 'node:stream'
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { collectDefaultMetrics, Counter, Registry } from 'prom-client'
+import { logAccess } from '../logging/access-log.js'
 
 interface ServiceMetrics {
   /** This app's registry (not prom-client's global one), so apps in one process never clash. */
@@ -14,6 +16,10 @@ export type Recorder = (method: string, status: number, ms: number) => void
 declare module 'fastify' {
   interface FastifyInstance {
     metrics: ServiceMetrics
+  }
+  interface FastifyRequest {
+    /** performance.now() when the request reached Fastify's hooks; 0 if it never did. */
+    startedAt: number
   }
 }
 
@@ -91,7 +97,8 @@ class RequestTallies {
   }
 }
 
-/** `app.metrics`, served by GET /metrics: requests by route pattern, method and status; ingests. */
+/** `app.metrics`, served by GET /metrics: requests by route pattern, method and status; ingests.
+ * Each answer is timed here, and its access line written with the same figure. */
 async function metrics (app: FastifyInstance): Promise<void> {
   const registry = new Registry()
   const tallies = new RequestTallies()
@@ -108,22 +115,41 @@ async function metrics (app: FastifyInstance): Promise<void> {
   })
   app.decorate('metrics', { registry, ingests, rowsIngested })
 
-  app.addHook('onRoute', (route) => {
-    // The pattern, never the raw URL: one series per route, whatever clients request.
-    const record = tallies.recorder(route.url)
-    const hook: onResponseHookHandler = (request, reply, done) => {
-      record(request.method, reply.statusCode, reply.elapsedTime)
-      done()
-    }
-    // A new array: the implied HEAD route is declared from a copy of these options.
-    const own = route.onResponse === undefined ? [] : Array.isArray(route.onResponse) ? route.onResponse : [route.onResponse]
-    route.onResponse = [...own, hook]
-  })
-  const unmatched = tallies.recorder('unmatched')
-  app.addHook('onResponse', (request, reply, done) => {
-    if (request.is404) unmatched(request.method, reply.statusCode, reply.elapsedTime)
+  app.decorateRequest('startedAt', 0)
+  app.addHook('onRequest', (request, _reply, done) => {
+    request.startedAt = performance.now()
     done()
   })
+  app.addHook('onRoute', (route) => {
+    // The pattern, never the raw URL: one series per route, whatever clients request.
+    const hook = atEnd(tallies.recorder(route.url))
+    // A new array: the implied HEAD route is declared from a copy of these options.
+    const own = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend]
+    route.onSend = [...own, hook]
+  })
+  const unmatched = atEnd(tallies.recorder('unmatched'))
+  app.addHook('onSend', function (request, reply, payload, done) {
+    if (request.is404) unmatched.call(this, request, reply, payload, done)
+    else done(null, payload)
+  })
+}
+
+/**
+ * D45 logging: the latency and the access line are taken when the answer is handed to node:http
+ * (the last onSend hook), not from onResponse, whose `finish` listeners Fastify would then add
+ * to every response; a streamed body is followed to its end.
+ */
+function atEnd (record: Recorder): onSendHookHandler {
+  const observe = (request: FastifyRequest, reply: FastifyReply, error?: Error | null): void => {
+    const ms = request.startedAt === 0 ? 0 : performance.now() - request.startedAt
+    record(request.method, reply.statusCode, ms)
+    logAccess(request, reply, ms, error ?? undefined)
+  }
+  return (request, reply, payload, done) => {
+    if (typeof (payload as { pipe?: unknown } | null)?.pipe === 'function') finished(reply.raw, (error) => { observe(request, reply, error) })
+    else observe(request, reply)
+    done(null, payload)
+  }
 }
 
 export default fp(metrics, { name: 'metrics' })

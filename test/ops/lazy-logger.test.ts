@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream'
 import t, { type Test } from 'tap'
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
+import { pino } from 'pino'
 import { lazyChildLoggerFactory } from '../../src/logging/lazy-logger.js'
 
 /**
@@ -21,7 +22,7 @@ async function appAt (t: Test, level: string) {
   }) as FastifyBaseLogger
   const app = Fastify({
     logger: { level, stream },
-    childLoggerFactory (logger, bindings, options, raw) { return lazyChildLoggerFactory.call(this, counted(logger), bindings, options, raw) },
+    childLoggerFactory (logger, bindings, options, raw) { return lazyChildLoggerFactory().call(this, counted(logger), bindings, options, raw) },
     logController: new LogController({ disableRequestLogging: true })
   })
   const levels: string[] = []
@@ -77,4 +78,20 @@ t.test('level reads as the child\'s: the route level, else the app level', async
   await app.inject('/quiet')
   await app.inject('/chatty')
   t.same(levels, ['warn', 'debug'])
+})
+
+t.test('with a root logger and Fastify\'s own off, a request\'s lines go to the root with the request id', async (t) => {
+  const raw: string[] = []
+  const root = pino({ level: 'info' }, new Writable({ write (chunk, _encoding, done) { raw.push(String(chunk)); done() } }))
+  const app = Fastify({ childLoggerFactory: lazyChildLoggerFactory(root), logController: new LogController({ disableRequestLogging: true }) })
+  app.get('/loud', async (request) => {
+    request.log.debug('below the root\'s level')
+    request.log.warn('written')
+    return 'ok'
+  })
+  t.teardown(() => app.close())
+  await app.inject('/loud')
+  const lines = raw.map((l) => JSON.parse(l) as Line)
+  t.same(lines.map((l) => [l.level, l.msg]), [[40, 'written']])
+  t.match(lines[0]?.reqId, /^req-/)
 })

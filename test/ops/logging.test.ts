@@ -1,7 +1,9 @@
 import { Writable } from 'node:stream'
+import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import type { FastifyRequest } from 'fastify'
-import { LOG_REDACT, serverOptions } from '../../src/app.js'
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
+import { LOG_REDACT, loggerOptions } from '../../src/app.js'
+import { SLOW_REQUEST_MS } from '../../src/logging/access-log.js'
 import { build, testConfig } from '../helper.js'
 
 /** pino logs: request ids, and tokens never written, whatever the serializers print. */
@@ -51,13 +53,13 @@ t.test('request ids: an incoming x-request-id is used, otherwise one is made', a
 
 t.test('the default logger redacts the same headers', async (t) => {
   t.same(LOG_REDACT, ['req.headers.authorization', 'req.headers.cookie'])
-  t.match(serverOptions(testConfig({ logLevel: 'warn' })).logger, { level: 'warn', redact: LOG_REDACT })
-  t.match(serverOptions(testConfig(), { level: 'info', redact: ['req.headers["x-api-key"]'] }).logger, {
+  t.match(loggerOptions(testConfig({ logLevel: 'warn' }), undefined), { level: 'warn', redact: LOG_REDACT })
+  t.match(loggerOptions(testConfig(), { level: 'info', redact: ['req.headers["x-api-key"]'] }), {
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'] }
   }, 'a caller\'s own paths are added, not substituted')
 })
 
-/** An app at the default level whose lines are collected; `/slow` answers after SLOW_REQUEST_MS. */
+/** An app at the default level whose lines are collected. */
 async function defaultLevelApp (t: Parameters<typeof build>[0]) {
   const raw: string[] = []
   const stream = new Writable({ write (chunk, _encoding, done) { raw.push(String(chunk)); done() } })
@@ -76,4 +78,63 @@ t.test('D45 logging: at info an ordinary request writes nothing; a 5xx writes on
   t.same(written.map((l) => [l.level, l.msg]), [[50, 'request failed'], [50, 'request completed']])
   t.equal(written[1]?.res?.statusCode, 500)
   t.type(written[1]?.responseTime, 'number')
+})
+
+/** `finish` listeners on each response as it reaches the onRequest hooks, and its status, over a real socket. */
+async function finishListeners (app: FastifyInstance, urls: string[]): Promise<Array<[number, number]>> {
+  const counts: number[] = []
+  app.addHook('onRequest', (_request, reply, done) => { counts.push(reply.raw.listenerCount('finish')); done() })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as AddressInfo
+  const statuses: number[] = []
+  for (const url of urls) statuses.push((await fetch(`http://127.0.0.1:${port}${url}`)).status)
+  return counts.map((count, i) => [count, statuses[i] as number])
+}
+
+const discard = (): Writable => new Writable({ write (_chunk, _encoding, done) { done() } })
+
+t.test('D45 logging: no Fastify response listeners per request, whatever the level', async (t) => {
+  const bare = Fastify()
+  t.teardown(() => bare.close())
+  bare.get('/x', async () => 'x')
+  const [[node]] = await finishListeners(bare, ['/x']) as [[number, number]]
+  const logged = Fastify({ logger: { level: 'info', stream: discard() } })
+  t.teardown(() => logged.close())
+  logged.get('/x', async () => 'x')
+  t.same(await finishListeners(logged, ['/x']), [[node + 1, 200]], 'Fastify\'s logger adds one (so this check can fail)')
+  for (const level of ['info', 'debug']) {
+    const app = await build(t, { logger: { level, stream: discard() } })
+    t.same(await finishListeners(app, ['/v1/prices/latest', '/v1/towns', '/v1/prices?limit=100', '/v1/nowhere']),
+      [[node, 200], [node, 200], [node, 200], [node, 404]], `LOG_LEVEL=${level}: as many as bare Fastify's`)
+  }
+})
+
+t.test('D45 logging: with Fastify\'s logger off, the service\'s pino still gets the start-up warning, Fastify\'s own warnings and slow answers', async (t) => {
+  const raw: string[] = []
+  const stream = new Writable({ write (chunk, _encoding, done) { raw.push(String(chunk)); done() } })
+  const app = await build(t, { contract: false, config: { ingestToken: undefined }, logger: { level: 'info', stream } })
+  app.get('/twice', (_request, reply) => { void reply.send('first'); void reply.send('second') })
+  app.get('/slow', async () => await new Promise((resolve) => setTimeout(() => { resolve('late') }, SLOW_REQUEST_MS + 20)))
+  await app.ready()
+  t.equal((await app.inject('/twice')).body, 'first')
+  t.equal((await app.inject('/slow')).body, 'late')
+  const lines = raw.map((l) => JSON.parse(l) as LogLine & { level: number, err?: { code?: string }, res?: { statusCode: number }, responseTime: number })
+  t.same(lines.map((l) => [l.level, l.msg?.split(':')[0], l.err?.code]), [
+    [40, 'INGEST_TOKEN is not set', undefined],
+    [40, 'Reply was already sent, did you forget to "return reply" in "/twice" (GET)?', 'FST_ERR_REP_ALREADY_SENT'],
+    [40, 'request completed', undefined]
+  ])
+  t.match(lines[1]?.reqId, /^req-/, 'Fastify\'s warning carries the request id')
+  t.equal(lines[2]?.res?.statusCode, 200)
+  t.ok((lines[2]?.responseTime ?? 0) >= SLOW_REQUEST_MS, `responseTime ${lines[2]?.responseTime} ms`)
+})
+
+t.test('D45 logging: a streamed body is timed to its end, with one access line', async (t) => {
+  const raw: string[] = []
+  const stream = new Writable({ write (chunk, _encoding, done) { raw.push(String(chunk)); done() } })
+  const app = await build(t, { config: { ingestToken: 'logging-token' }, logger: { level: 'debug', stream } })
+  const res = await app.inject('/v1/prices.csv?limit=2')
+  t.equal(res.statusCode, 200)
+  const lines = raw.map((l) => JSON.parse(l) as LogLine & { level: number, res?: { statusCode: number }, req?: { url?: string } })
+  t.same(lines.map((l) => [l.level, l.msg, l.req?.url, l.res?.statusCode]), [[20, 'request completed', '/v1/prices.csv?limit=2', 200]])
 })

@@ -51,6 +51,17 @@ t.test('requests are counted and timed by method, route pattern and status', asy
   t.notOk(text.includes('nairobi'), 'no raw URL in any label')
 })
 
+t.test('D45: a streamed export is counted once, when its body has ended; HEAD is its own series', async (t) => {
+  const app = await build(t)
+  t.equal((await app.inject('/v1/prices.csv?limit=2')).statusCode, 200)
+  t.equal((await app.inject({ method: 'HEAD', url: '/v1/towns' })).statusCode, 200)
+  const text = (await app.inject('/metrics')).body
+  t.equal(sample(text, 'http_requests_total{method="GET",route="/v1/prices.csv",status_code="200"}'), 1)
+  t.equal(sample(text, 'http_request_duration_seconds_count{method="GET",route="/v1/prices.csv",status_code="200"}'), 1)
+  t.equal(sample(text, 'http_requests_total{method="HEAD",route="/v1/towns",status_code="200"}'), 1, 'HEAD counted once')
+  t.equal(sample(text, 'http_requests_total{method="GET",route="/v1/towns",status_code="200"}'), undefined)
+})
+
 t.test('[spec 4.2 r6] latest-cache hits and misses are the cache\'s own tallies', async (t) => {
   const app = await build(t)
   for (let i = 0; i < 3; i++) t.equal((await app.inject('/v1/prices/latest')).statusCode, 200)
