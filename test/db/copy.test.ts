@@ -1,3 +1,5 @@
+import { Socket } from 'node:net'
+import { Writable } from 'node:stream'
 import { sql } from 'drizzle-orm'
 import t from 'tap'
 import { copyRows, transactionClientOf } from '../../src/db/copy.js'
@@ -32,6 +34,25 @@ t.test('[D14] the driver internals behind COPY are where src/db/copy.ts expects 
     await copyRows(client, [row(odd)])
     const [stored] = await client`SELECT town FROM fuel_prices WHERE town LIKE 'Back%'`
     t.equal(stored?.town, odd, 'backslash, tab and line breaks arrive as sent')
+    // D45: the COPY stream's callbacks are called directly; Node's Writable code sees only sockets.
+    const writers: string[] = []
+    const { write, end } = Writable.prototype
+    Writable.prototype.write = function (this: Writable, ...args: unknown[]) {
+      if (!(this instanceof Socket)) writers.push(this.constructor.name)
+      return (write as (...a: unknown[]) => boolean).apply(this, args)
+    }
+    Writable.prototype.end = function (this: Writable, ...args: unknown[]) {
+      if (!(this instanceof Socket)) writers.push(this.constructor.name)
+      return (end as (...a: unknown[]) => Writable).apply(this, args)
+    }
+    try {
+      await copyRows(client, [row('Kisumu'), row('Nakuru')])
+    } finally {
+      Object.assign(Writable.prototype, { write, end })
+    }
+    t.same(writers, [], 'no Writable but a socket was written to or ended')
+    const [copied] = await client`SELECT count(*)::int AS n FROM fuel_prices`
+    t.equal(copied?.n, 5, 'and the rows arrived')
     tx.rollback()
   }).catch((err: unknown) => { if ((err as Error).message !== 'Rollback') throw err })
   t.equal(await rowCount(), 0, 'rolled back with the transaction')
@@ -50,5 +71,9 @@ t.test('changed internals are reported, not worked around', async (t) => {
   const withoutReject = Object.assign(() => {}, { unsafe: () => ({ writable: async () => { throw new Error('not reached') } }) })
   await t.rejects(copyRows(withoutReject as never, [row('Nairobi')]), {
     message: 'postgres.js internals changed: a query has no reject callback (a refused COPY would hang)'
+  })
+  const plainStream = Object.assign(() => {}, { unsafe: () => ({ reject: () => {}, writable: async () => new Writable({ write: (_c, _e, done) => { done() } }) }) })
+  await t.rejects(copyRows(plainStream as never, [row('Nairobi')]), {
+    message: 'postgres.js internals changed: a COPY stream has no _write, _final and _destroy'
   })
 })
