@@ -66,7 +66,7 @@ export function soakRows (r: Soak, seconds: number, everySeconds: number, pglite
   const problem = unexpected(r.load) ?? (r.ingests.every((status) => status === 201) ? undefined : `ingests during the load: ${r.ingests.join(', ')}`)
   const store = pglite ? 'PGlite' : 'PostgreSQL'
   return [
-    row(`RSS after the ~100k-row ingests and read scenarios (that process, ${store})`, earlier.afterIngest, limits.end),
+    row(`RSS after the ~100k-row ingests (that process, ${store})`, earlier.afterIngest, limits.end),
     row('RSS peak of that process (VmHWM, 100k-row ingest included)', earlier.afterIngestPeak, limits.end),
     row(`RSS idle, fresh service on the loaded ${store} data`, earlier.idle, limits.idle ?? limits.end, limits.idle !== undefined),
     {

@@ -120,12 +120,19 @@ const problems = (...list: Array<string | undefined>): { problem?: string } => {
   return text === '' ? {} : { problem: text }
 }
 
+export interface ScenarioChoice {
+  /** The scenarios run, by name (default: BENCH_HTTP_FILTER, else all). */
+  only?: RegExp
+  /** Appended to each row's name; such rows carry no target (they show a state, not the service). */
+  infoSuffix?: string
+}
+
 /** Each HTTP scenario against the design-card floor and the bare node:http ceiling, run alternately. */
-export async function httpScenarios (service: Service, admin: postgres.Sql | undefined, s: LoadSettings, log: (m: string) => void): Promise<TableRow[]> {
+export async function httpScenarios (service: Service, admin: postgres.Sql | undefined, s: LoadSettings, log: (m: string) => void, choice: ScenarioChoice = {}): Promise<TableRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'fuel-bench-'))
   const file = join(dir, 'recorded.json')
   const { recorded, requests } = await recordAll(service)
-  const only = process.env.BENCH_HTTP_FILTER === undefined ? undefined : new RegExp(process.env.BENCH_HTTP_FILTER)
+  const only = choice.only ?? (process.env.BENCH_HTTP_FILTER === undefined ? undefined : new RegExp(process.env.BENCH_HTTP_FILTER))
   writeFileSync(file, JSON.stringify(recorded))
   const { child, ready } = await startJsonServer<{ port: number }>('ceiling-http.ts', file)
   const floorServer = await startJsonServer<{ port: number }>('floor-fastify.ts', file).catch(async (err: unknown) => { await stop(child); throw err })
@@ -133,7 +140,7 @@ export async function httpScenarios (service: Service, admin: postgres.Sql | und
   try {
     for (const [i, sc] of HTTP.entries()) {
       if (only !== undefined && !only.test(sc.name)) continue
-      log(sc.name)
+      log(sc.name + (choice.infoSuffix ?? ''))
       const request = requests[i] as LoadRequest
       let svc: Measured | undefined
       let ceil: Measured | undefined
@@ -147,7 +154,7 @@ export async function httpScenarios (service: Service, admin: postgres.Sql | und
       const ceilingProblem = unexpected(ceil.r, [sc.expect])
       const floorProblem = unexpected(floor.r, [sc.expect])
       rows.push({
-        scenario: sc.name,
+        scenario: sc.name + (choice.infoSuffix ?? ''),
         service: num(svc.r.rps),
         serviceCpu: cpuCell(svc.cpu),
         serviceP99: ms(svc.r.p99),
@@ -156,7 +163,7 @@ export async function httpScenarios (service: Service, admin: postgres.Sql | und
         ratio: svc.r.rps / ceil.r.rps,
         cpuRatio: ceil.cpu / svc.cpu,
         floor: { rps: num(floor.r.rps), cpu: cpuCell(floor.cpu), ratio: svc.r.rps / floor.r.rps, cpuRatio: floor.cpu / svc.cpu },
-        ...(sc.target !== undefined ? { target: { op: '>=' as const, value: sc.target } } : {}),
+        ...(sc.target !== undefined && choice.infoSuffix === undefined ? { target: { op: '>=' as const, value: sc.target } } : {}),
         ...problems(unexpected(svc.r, [sc.expect]), ceilingProblem === undefined ? undefined : `ceiling: ${ceilingProblem}`,
           floorProblem === undefined ? undefined : `floor: ${floorProblem}`)
       })

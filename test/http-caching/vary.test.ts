@@ -1,0 +1,38 @@
+import t from 'tap'
+import Fastify from 'fastify'
+import { addVary } from '../../src/http-caching/vary.js'
+
+/** The Vary a reply ends with, from `initial` (undefined: none) after adding `fields` in order. */
+async function varyAfter (initial: string | string[] | undefined, ...fields: string[]): Promise<string | string[] | undefined> {
+  const app = Fastify()
+  app.get('/', async (_request, reply) => {
+    if (initial !== undefined) void reply.header('vary', initial)
+    for (const field of fields) addVary(reply, field)
+    return 'ok'
+  })
+  const res = await app.inject('/')
+  await app.close()
+  return res.headers.vary
+}
+
+t.test('addVary keeps what is there, adds a field once, whatever its case', async (t) => {
+  t.equal(await varyAfter(undefined, 'Accept'), 'Accept')
+  t.equal(await varyAfter('Origin', 'Accept-Encoding'), 'Origin, Accept-Encoding')
+  t.equal(await varyAfter('Origin', 'Accept', 'Accept-Encoding'), 'Origin, Accept, Accept-Encoding')
+  t.equal(await varyAfter('Origin', 'origin'), 'Origin')
+  t.equal(await varyAfter('Origin,accept ,', 'Accept'), 'Origin,accept ,', 'listed: left as written')
+  t.equal(await varyAfter('Origin,,X-A', 'X-B'), 'Origin, X-A, X-B', 'empty members dropped')
+  t.equal(await varyAfter('*', 'Accept'), '*')
+  t.equal(await varyAfter('', 'Accept'), 'Accept')
+  t.strictSame(await varyAfter(['Origin', 'Accept'], 'Accept'), ['Origin', 'Accept'], 'present: left as it is')
+  t.equal(await varyAfter(['Origin', 'X-A'], 'X-B'), 'Origin, X-A, X-B')
+})
+
+t.test('addVary answers the same from its memory as on first sight', async (t) => {
+  for (let i = 0; i < 3; i++) {
+    t.equal(await varyAfter('Origin, Accept', 'Accept-Encoding'), 'Origin, Accept, Accept-Encoding', `request ${i + 1}`)
+    t.equal(await varyAfter('Origin, Accept', 'accept'), 'Origin, Accept', `request ${i + 1}, present`)
+  }
+  // More distinct values than it remembers: each still merged, none wrongly.
+  for (let i = 0; i < 200; i++) t.equal(await varyAfter(`X-${i}`, 'Accept'), `X-${i}, Accept`)
+})
