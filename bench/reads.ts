@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,6 +16,8 @@ export interface LoadSettings {
   warmupSec: number
   /** Service and ceiling runs alternate this many times; each keeps its best (interference only adds cost). */
   passes: number
+  /** HTTP rows: processes of the floor and of the ceiling (and of the service, where the caller starts several). */
+  processes: number
   /** Next X-Forwarded-For number; advanced by every load run so no address is reused. */
   ip: { next: number }
 }
@@ -127,17 +130,26 @@ export interface ScenarioChoice {
   infoSuffix?: string
 }
 
-/** Each HTTP scenario against the design-card floor and the bare node:http ceiling, run alternately. */
-export async function httpScenarios (service: Service, admin: postgres.Sql | undefined, s: LoadSettings, log: (m: string) => void, choice: ScenarioChoice = {}): Promise<TableRow[]> {
+/** Each HTTP scenario against the design-card floor and the bare node:http ceiling, run alternately.
+ * D45 process state: pass i runs on the i-th process of each side (cycling), so each side's best
+ * is its best process, not one process's draw. */
+export async function httpScenarios (services: Service[], admin: postgres.Sql | undefined, s: LoadSettings, log: (m: string) => void, choice: ScenarioChoice = {}): Promise<TableRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'fuel-bench-'))
   const file = join(dir, 'recorded.json')
-  const { recorded, requests } = await recordAll(service)
+  const { recorded, requests } = await recordAll(services[0] as Service)
   const only = choice.only ?? (process.env.BENCH_HTTP_FILTER === undefined ? undefined : new RegExp(process.env.BENCH_HTTP_FILTER))
   writeFileSync(file, JSON.stringify(recorded))
-  const { child, ready } = await startJsonServer<{ port: number }>('ceiling-http.ts', file)
-  const floorServer = await startJsonServer<{ port: number }>('floor-fastify.ts', file).catch(async (err: unknown) => { await stop(child); throw err })
+  const started: Array<{ child: ChildProcess }> = []
+  const sides = { ceilings: [] as Array<{ pid: number, url: string }>, floors: [] as Array<{ pid: number, url: string }> }
   const rows: TableRow[] = []
   try {
+    for (let i = 0; i < s.processes; i++) {
+      for (const [script, list] of [['ceiling-http.ts', sides.ceilings], ['floor-fastify.ts', sides.floors]] as const) {
+        const server = await startJsonServer<{ port: number }>(script, file)
+        started.push(server)
+        list.push({ pid: server.child.pid as number, url: `http://127.0.0.1:${server.ready.port}` })
+      }
+    }
     for (const [i, sc] of HTTP.entries()) {
       if (only !== undefined && !only.test(sc.name)) continue
       log(sc.name + (choice.infoSuffix ?? ''))
@@ -146,9 +158,12 @@ export async function httpScenarios (service: Service, admin: postgres.Sql | und
       let ceil: Measured | undefined
       let floor: Measured | undefined
       for (let pass = 0; pass < s.passes; pass++) {
+        const service = services[pass % services.length] as Service
+        const floorServer = sides.floors[pass % sides.floors.length] as { pid: number, url: string }
+        const ceilingServer = sides.ceilings[pass % sides.ceilings.length] as { pid: number, url: string }
         svc = best(svc, await measured(service.url, request, s, new CpuMeter([service.pid], admin, service.databaseName)))
-        floor = best(floor, await measured(`http://127.0.0.1:${floorServer.ready.port}`, request, s, new CpuMeter([floorServer.child.pid as number])))
-        ceil = best(ceil, await measured(`http://127.0.0.1:${ready.port}`, request, s, new CpuMeter([child.pid as number])))
+        floor = best(floor, await measured(floorServer.url, request, s, new CpuMeter([floorServer.pid])))
+        ceil = best(ceil, await measured(ceilingServer.url, request, s, new CpuMeter([ceilingServer.pid])))
       }
       if (svc === undefined || ceil === undefined || floor === undefined) throw new Error('BENCH_PASSES must be at least 1')
       const ceilingProblem = unexpected(ceil.r, [sc.expect])
@@ -169,8 +184,7 @@ export async function httpScenarios (service: Service, admin: postgres.Sql | und
       })
     }
   } finally {
-    await stop(child)
-    await stop(floorServer.child)
+    for (const server of started) await stop(server.child)
     rmSync(dir, { recursive: true, force: true })
   }
   return rows

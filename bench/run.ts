@@ -8,7 +8,7 @@ import { benchCsvReader, csvReaderRow } from './csv-reader.js'
 import { createBenchDatabase, type BenchDatabase } from './database.js'
 import { benchIngest, benchIngestPglite, sampleCsv, upload, type IngestTiming } from './ingest-write.js'
 import { soak, soakRows } from './memory.js'
-import { memory, ROOT, startService, stop, stopAll, type Storage } from './processes.js'
+import { memory, ROOT, startService, stop, stopAll, type Service, type Storage } from './processes.js'
 import { coldPages, httpScenarios, type LoadSettings } from './reads.js'
 import { benchReplicas, reachable } from './replicas.js'
 import { machine, machineLine, num, resultsTable, type TableRow } from './stats.js'
@@ -42,6 +42,8 @@ const settings: LoadSettings = {
   durationSec: positive('BENCH_DURATION', quick ? 1 : 10),
   warmupSec: Number(process.env.BENCH_WARMUP ?? (quick ? 0 : 2)),
   passes: positive('BENCH_PASSES', quick ? 1 : 5),
+  // PGlite's data directory takes one process; the floor and the ceiling then get one each too.
+  processes: pglite ? 1 : positive('BENCH_PROCESSES', quick ? 1 : 3),
   ip: { next: 0 }
 }
 
@@ -100,7 +102,8 @@ try {
     machineLine(machine(db.postgresVersion)),
     `Load: ${wrkVersion.split(' [')[0] ?? 'wrk'}, \`wrk -t1 -c${settings.connections}\`, ${settings.durationSec} s per run after ${settings.warmupSec} s warm-up, ` +
     'a fresh X-Forwarded-For per request (bench/fresh-client.lua); the same for the service, its floor and its ceiling. ' +
-    `HTTP rows: ${settings.passes} runs each of the service, the floor and the ceiling, alternating; each side's best (most req/s, least CPU per request) is reported. ` +
+    `HTTP rows: ${settings.passes} runs each of the service, the floor and the ceiling, alternating, spread over ${settings.processes} fresh process${settings.processes === 1 ? '' : 'es'} of each (one each for the bulk-ingest row); ` +
+    'each side\'s best (most req/s, least CPU per request) is reported. ' +
     `SQL ceiling: \`pgbench -M prepared -c ${settings.connections} -j 1\`.`
   ]
   let table = ''
@@ -167,24 +170,25 @@ async function singleService (bench: BenchDatabase): Promise<{ notes: string, ta
     await bench.sql`VACUUM ANALYZE fuel_prices`.simple()
     afterIngest = memory(service.pid)
     // D45: a process that parsed bulk uploads serves more slowly; shown, beside the fresh process's rows.
-    if (!soakOnly) bulkState = await httpScenarios(service, bench.sql, settings, log, { only: BULK_STATE_SCENARIO, infoSuffix: BULK_STATE_SUFFIX })
+    if (!soakOnly) bulkState = await httpScenarios([service], bench.sql, { ...settings, processes: 1 }, log, { only: BULK_STATE_SCENARIO, infoSuffix: BULK_STATE_SUFFIX })
   } finally {
     await stop(service.child)
   }
-  // The reads' targets: a fresh process on the loaded data, as a replica serves after a restart.
+  // The reads' targets: fresh processes on the loaded data, as replicas serve after a restart.
   if (!soakOnly) {
-    const reader = await startService('service-reads', storage)
+    const readers: Service[] = []
     try {
-      const reads = await httpScenarios(reader, bench.sql, settings, log)
+      for (let i = 0; i < settings.processes; i++) readers.push(await startService(`service-reads-${i + 1}`, storage))
+      const reads = await httpScenarios(readers, bench.sql, settings, log)
       // Each bulk-state row beside its fresh-process twin.
       for (const row of bulkState) reads.splice(reads.findIndex((r) => `${r.scenario}${BULK_STATE_SUFFIX}` === row.scenario) + 1, 0, row)
       rows.push(...reads)
       if (httpOnly) return { notes: '', table: `## Results (--http-only)\n\n${LEGEND}\n\n${resultsTable(rows)}` }
-      const cold = await coldPages(reader, bench.url, bench.sql, settings, log)
+      const cold = await coldPages(readers[0] as Service, bench.url, bench.sql, settings, log)
       rows.push(cold.row)
       sql = cold.sql
     } finally {
-      await stop(reader.child)
+      for (const reader of readers) await stop(reader.child)
     }
   }
   // The memory target: a fresh serving process on the loaded data, mixed load with monthly ingests.
