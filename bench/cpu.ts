@@ -47,12 +47,20 @@ export class CpuMeter {
     this.timer = setInterval(() => { this.sampling = this.sampling.then(async () => await this.sample()).catch(() => {}) }, 100)
   }
 
+  /** After stop(): the seconds of the processes named (not their PostgreSQL backends). */
+  ownSeconds = 0
+
   async stop (): Promise<number> {
     await this.sample()
     clearInterval(this.timer)
     await this.sampling
     let total = 0
-    for (const [pid, end] of this.last) total += end - (this.first.get(pid) ?? 0)
+    this.ownSeconds = 0
+    for (const [pid, end] of this.last) {
+      const spent = end - (this.first.get(pid) ?? 0)
+      total += spent
+      if (this.pids.includes(pid)) this.ownSeconds += spent
+    }
     return total
   }
 }

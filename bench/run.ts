@@ -41,7 +41,8 @@ const settings: LoadSettings = {
   connections: positive('BENCH_CONNECTIONS', 32),
   durationSec: positive('BENCH_DURATION', quick ? 1 : 10),
   warmupSec: Number(process.env.BENCH_WARMUP ?? (quick ? 0 : 2)),
-  passes: positive('BENCH_PASSES', quick ? 1 : 5),
+  passes: positive('BENCH_PASSES', quick ? 1 : 6),
+  infoPasses: positive('BENCH_INFO_PASSES', quick ? 1 : 3),
   // PGlite's data directory takes one process; the floor and the ceiling then get one each too.
   processes: pglite ? 1 : positive('BENCH_PROCESSES', quick ? 1 : 3),
   ip: { next: 0 }
@@ -102,7 +103,7 @@ try {
     machineLine(machine(db.postgresVersion)),
     `Load: ${wrkVersion.split(' [')[0] ?? 'wrk'}, \`wrk -t1 -c${settings.connections}\`, ${settings.durationSec} s per run after ${settings.warmupSec} s warm-up, ` +
     'a fresh X-Forwarded-For per request (bench/fresh-client.lua); the same for the service, its floor and its ceiling. ' +
-    `HTTP rows: ${settings.passes} runs each of the service, the floor and the ceiling, alternating, spread over ${settings.processes} fresh process${settings.processes === 1 ? '' : 'es'} of each (one each for the bulk-ingest row); ` +
+    `HTTP rows: ${settings.passes} runs (info rows: ${settings.infoPasses}) each of the service, the floor and the ceiling, alternating, spread over ${settings.processes} fresh process${settings.processes === 1 ? '' : 'es'} of each (one each for the bulk-ingest row); the cold page: ${settings.passes} of the service and of pgbench, alternating; ` +
     'each side\'s best (most req/s, least CPU per request) is reported. ' +
     `SQL ceiling: \`pgbench -M prepared -c ${settings.connections} -j 1\`.`
   ]
@@ -183,10 +184,13 @@ async function singleService (bench: BenchDatabase): Promise<{ notes: string, ta
       // Each bulk-state row beside its fresh-process twin.
       for (const row of bulkState) reads.splice(reads.findIndex((r) => `${r.scenario}${BULK_STATE_SUFFIX}` === row.scenario) + 1, 0, row)
       rows.push(...reads)
+      // --http-only: the cold row too when BENCH_HTTP_FILTER names it.
+      if (!httpOnly || /cold/.test(process.env.BENCH_HTTP_FILTER ?? '')) {
+        const cold = await coldPages(readers, bench.url, bench.sql, settings, log)
+        rows.push(cold.row)
+        sql = cold.sql
+      }
       if (httpOnly) return { notes: '', table: `## Results (--http-only)\n\n${LEGEND}\n\n${resultsTable(rows)}` }
-      const cold = await coldPages(readers[0] as Service, bench.url, bench.sql, settings, log)
-      rows.push(cold.row)
-      sql = cold.sql
     } finally {
       for (const reader of readers) await stop(reader.child)
     }

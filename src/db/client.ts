@@ -66,6 +66,7 @@ export function postgresOptions (options: DatabaseOptions): postgres.Options<Rec
     idle_timeout: 30,
     keep_alive: 30, // D47: TCP keepalive after 30 s of silence finds a connection the network lost
     connect_timeout: options.connectTimeoutSeconds ?? 5,
+    fetch_types: false, // D56 no array-type query at connect: it leaves the backend's heap thrashing
     connection,
     onnotice: () => {},
     ...{ socket: noDelaySockets() } // not in postgres.js's types, in its code (src/connection.js)
