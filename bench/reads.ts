@@ -18,6 +18,8 @@ export interface LoadSettings {
   passes: number
   /** The same for the rows without a target, which only inform. */
   infoPasses: number
+  /** Seconds of every HTTP scenario on each process before the first row. */
+  processWarmupSec: number
   /** HTTP rows: processes of the floor and of the ceiling (and of the service, where the caller starts several). */
   processes: number
   /** Next X-Forwarded-For number; advanced by every load run so no address is reused. */
@@ -151,6 +153,12 @@ export async function httpScenarios (services: Service[], admin: postgres.Sql | 
         started.push(server)
         list.push({ pid: server.child.pid as number, url: `http://127.0.0.1:${server.ready.port}` })
       }
+    }
+    // D45: a process's JIT settles over its first tens of seconds of load; every process of every
+    // side serves all the scenarios first, so no row (the first least of all) measures a warm-up.
+    if (s.processWarmupSec > 0) {
+      log(`warm-up: ${s.processWarmupSec} s of every scenario on each process`)
+      for (const server of [...services, ...sides.floors, ...sides.ceilings]) await load(server.url, requests, s, { durationSec: s.processWarmupSec })
     }
     for (const [i, sc] of HTTP.entries()) {
       if (only !== undefined && !only.test(sc.name)) continue

@@ -36,11 +36,12 @@ const positive = (name: string, fallback: number): number => {
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const soakSeconds = positive('BENCH_SOAK_SECONDS', quick ? 3 : 60)
-const repeat = positive('BENCH_INGEST_REPEAT', quick ? 1 : 3)
+const repeat = positive('BENCH_INGEST_REPEAT', quick ? 1 : 5)
 const settings: LoadSettings = {
   connections: positive('BENCH_CONNECTIONS', 32),
   durationSec: positive('BENCH_DURATION', quick ? 1 : 10),
   warmupSec: Number(process.env.BENCH_WARMUP ?? (quick ? 0 : 2)),
+  processWarmupSec: Number(process.env.BENCH_PROCESS_WARMUP ?? (quick ? 0 : 10)),
   passes: positive('BENCH_PASSES', quick ? 1 : 6),
   infoPasses: positive('BENCH_INFO_PASSES', quick ? 1 : 3),
   // PGlite's data directory takes one process; the floor and the ceiling then get one each too.
@@ -103,7 +104,7 @@ try {
     machineLine(machine(db.postgresVersion)),
     `Load: ${wrkVersion.split(' [')[0] ?? 'wrk'}, \`wrk -t1 -c${settings.connections}\`, ${settings.durationSec} s per run after ${settings.warmupSec} s warm-up, ` +
     'a fresh X-Forwarded-For per request (bench/fresh-client.lua); the same for the service, its floor and its ceiling. ' +
-    `HTTP rows: ${settings.passes} runs (info rows: ${settings.infoPasses}) each of the service, the floor and the ceiling, alternating, spread over ${settings.processes} fresh process${settings.processes === 1 ? '' : 'es'} of each (one each for the bulk-ingest row); the cold page: ${settings.passes} of the service and of pgbench, alternating; ` +
+    `HTTP rows: ${settings.passes} runs (info rows: ${settings.infoPasses}) each of the service, the floor and the ceiling, alternating, spread over ${settings.processes} fresh process${settings.processes === 1 ? '' : 'es'} of each (one each for the bulk-ingest row), each process first warmed by ${settings.processWarmupSec} s of every scenario; the cold page: ${settings.passes} of the service and of pgbench, alternating; ` +
     'each side\'s best (most req/s, least CPU per request) is reported. ' +
     `SQL ceiling: \`pgbench -M prepared -c ${settings.connections} -j 1\`.`
   ]
