@@ -168,13 +168,20 @@ export async function httpScenarios (services: Service[], admin: postgres.Sql | 
       let ceil: Measured | undefined
       let floor: Measured | undefined
       const info = sc.target === undefined || choice.infoSuffix !== undefined
+      const passes: string[] = []
       for (let pass = 0; pass < (info ? s.infoPasses : s.passes); pass++) {
         const service = services[pass % services.length] as Service
         const floorServer = sides.floors[pass % sides.floors.length] as { pid: number, url: string }
         const ceilingServer = sides.ceilings[pass % sides.ceilings.length] as { pid: number, url: string }
-        svc = best(svc, await measured(service.url, request, s, new CpuMeter([service.pid], admin, service.databaseName)))
-        floor = best(floor, await measured(floorServer.url, request, s, new CpuMeter([floorServer.pid])))
-        ceil = best(ceil, await measured(ceilingServer.url, request, s, new CpuMeter([ceilingServer.pid])))
+        const sv = await measured(service.url, request, s, new CpuMeter([service.pid], admin, service.databaseName))
+        const fl = await measured(floorServer.url, request, s, new CpuMeter([floorServer.pid]))
+        const ce = await measured(ceilingServer.url, request, s, new CpuMeter([ceilingServer.pid]))
+        passes.push(`service ${num(sv.r.rps)} req/s ${cpuCell(sv.cpu)}, floor ${num(fl.r.rps)} ${cpuCell(fl.cpu)}, ` +
+          `node:http ${num(ce.r.rps)} ${cpuCell(ce.cpu)}; vs floor ${(sv.r.rps / fl.r.rps).toFixed(2)} req/s, ${(fl.cpu / sv.cpu).toFixed(2)} CPU`)
+        log(`  pass ${pass + 1}: ${passes[pass] ?? ''}`)
+        svc = best(svc, sv)
+        floor = best(floor, fl)
+        ceil = best(ceil, ce)
       }
       if (svc === undefined || ceil === undefined || floor === undefined) throw new Error('BENCH_PASSES must be at least 1')
       const ceilingProblem = unexpected(ceil.r, [sc.expect])
@@ -190,6 +197,7 @@ export async function httpScenarios (services: Service[], admin: postgres.Sql | 
         cpuRatio: ceil.cpu / svc.cpu,
         floor: { rps: num(floor.r.rps), cpu: cpuCell(floor.cpu), ratio: svc.r.rps / floor.r.rps, cpuRatio: floor.cpu / svc.cpu },
         ...(sc.target !== undefined && !info ? { target: { op: '>=' as const, value: sc.target } } : {}),
+        passes,
         ...problems(unexpected(svc.r, [sc.expect]), ceilingProblem === undefined ? undefined : `ceiling: ${ceilingProblem}`,
           floorProblem === undefined ? undefined : `floor: ${floorProblem}`)
       })
@@ -219,6 +227,7 @@ export async function coldPages (services: Service[], pgUrl: string, admin: post
   let ceilCpu = Number.POSITIVE_INFINITY
   let hits = 0
   let misses = 0
+  const passes: string[] = []
   for (let pass = 0; pass < s.passes; pass++) {
     const service = services[pass % services.length] as Service
     const before = await cacheCounters(service.url)
@@ -228,11 +237,13 @@ export async function coldPages (services: Service[], pgUrl: string, admin: post
     // The whole point of the row: every page (warm-up included) a read-cache miss.
     hits += after.hits - before.hits
     misses += after.misses - before.misses
-    log(`  service: ${num(run.r.rps)} req/s, ${Math.round(run.cpu * 1e6)} µs CPU a page (${Math.round(meter.ownSeconds / run.r.requests * 1e6)} µs in Node, the rest its PostgreSQL backends)`)
+    const serviceLine = `service ${num(run.r.rps)} req/s ${cpuCell(run.cpu)} (${cpuCell(meter.ownSeconds / run.r.requests)} in Node, the rest its PostgreSQL backends)`
+    log(`  ${serviceLine}`)
     svc = best(svc, run)
     if (s.warmupSec > 0) await pgbench(pgUrl, ceiling.script, s.connections, s.warmupSec, admin)
     const p = await pgbench(pgUrl, ceiling.script, s.connections, s.durationSec, admin)
-    log(`  pgbench: ${num(p.tps)} tps, ${Math.round(p.cpuSeconds / p.transactions * 1e6)} µs CPU a page`)
+    passes.push(`${serviceLine}; pgbench ${num(p.tps)} tps ${cpuCell(p.cpuSeconds / p.transactions)}`)
+    log(`  pgbench: ${num(p.tps)} tps, ${cpuCell(p.cpuSeconds / p.transactions)}`)
     if (ceil === undefined || p.tps > ceil.tps) ceil = p
     if (p.backendsVisible) ceilCpu = Math.min(ceilCpu, p.cpuSeconds / p.transactions)
   }
@@ -250,6 +261,7 @@ export async function coldPages (services: Service[], pgUrl: string, admin: post
       ratio: svc.r.rps / ceil.tps,
       ...(visible ? { cpuRatio: ceilCpu / svc.cpu } : {}),
       target: { op: '>=', value: 0.6 },
+      passes,
       ...problems(unexpected(svc.r), hits > misses / 100 ? `${num(hits)} read-cache hits: not cold` : undefined)
     },
     sql: ceiling.script

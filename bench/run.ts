@@ -11,7 +11,7 @@ import { soak, soakRows } from './memory.js'
 import { memory, ROOT, startService, stop, stopAll, type Service, type Storage } from './processes.js'
 import { coldPages, httpScenarios, type LoadSettings } from './reads.js'
 import { benchReplicas, reachable } from './replicas.js'
-import { machine, machineLine, num, resultsTable, type TableRow } from './stats.js'
+import { machine, machineLine, num, passesList, resultsTable, type TableRow } from './stats.js'
 import { ensureWrk } from './wrk.js'
 
 /**
@@ -39,10 +39,10 @@ const soakSeconds = positive('BENCH_SOAK_SECONDS', quick ? 3 : 60)
 const repeat = positive('BENCH_INGEST_REPEAT', quick ? 1 : 5)
 const settings: LoadSettings = {
   connections: positive('BENCH_CONNECTIONS', 32),
-  durationSec: positive('BENCH_DURATION', quick ? 1 : 10),
+  durationSec: positive('BENCH_DURATION', quick ? 1 : 5),
   warmupSec: Number(process.env.BENCH_WARMUP ?? (quick ? 0 : 2)),
-  processWarmupSec: Number(process.env.BENCH_PROCESS_WARMUP ?? (quick ? 0 : 10)),
-  passes: positive('BENCH_PASSES', quick ? 1 : 6),
+  processWarmupSec: Number(process.env.BENCH_PROCESS_WARMUP ?? (quick ? 0 : 20)),
+  passes: positive('BENCH_PASSES', quick ? 1 : 10),
   infoPasses: positive('BENCH_INFO_PASSES', quick ? 1 : 3),
   // PGlite's data directory takes one process; the floor and the ceiling then get one each too.
   processes: pglite ? 1 : positive('BENCH_PROCESSES', quick ? 1 : 3),
@@ -191,7 +191,7 @@ async function singleService (bench: BenchDatabase): Promise<{ notes: string, ta
         rows.push(cold.row)
         sql = cold.sql
       }
-      if (httpOnly) return { notes: '', table: `## Results (--http-only)\n\n${LEGEND}\n\n${resultsTable(rows)}` }
+      if (httpOnly) return { notes: passesSection(rows), table: `## Results (--http-only)\n\n${LEGEND}\n\n${resultsTable(rows)}` }
     } finally {
       for (const reader of readers) await stop(reader.child)
     }
@@ -213,9 +213,14 @@ async function singleService (bench: BenchDatabase): Promise<{ notes: string, ta
     `cold /v1/prices pages → pgbench running the service's own SQL (captured from src/db/prices.ts through Drizzle's logger, its answer checked equal to the service's)${pglite ? ' on PostgreSQL holding the same rows' : ''}; ` +
     'CSV reader → papaparse alone on the same text with the reader\'s options, no validation (in process, alternating, the fastest of each); ' +
     `ingest → COPY of the same CSV bytes into \`CREATE TABLE … (LIKE fuel_prices INCLUDING ALL)\`${pglite ? ' on PostgreSQL' : ` (${repeat} uploads alternating with ${repeat} COPYs; the fastest of each)`}.`,
-    ...(sql === '' ? [] : ['pgbench script:\n\n```sql\n' + sql + '```'])
+    ...(sql === '' ? [] : ['pgbench script:\n\n```sql\n' + sql + '```']),
+    passesSection(rows)
   ]
   return { notes: notes.join('\n\n'), table: `## Results${pglite ? ' (PGlite)' : ''}\n\n${LEGEND}\n\n${resultsTable(rows)}` }
+}
+
+function passesSection (rows: TableRow[]): string {
+  return `## Passes\n\nEach run of the alternating rows, in order (the table keeps each side's best):\n\n${passesList(rows)}`
 }
 
 function ingestRows (timings: IngestTiming[] | undefined): TableRow[] {

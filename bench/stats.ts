@@ -39,6 +39,8 @@ export interface TableRow {
   target?: { op: '>=' | '<=', value: number }
   /** Set when the measurement itself is suspect (unexpected statuses, errors). */
   problem?: string
+  /** Each pass's figures, in order, for the report's list under the table. */
+  passes?: string[]
 }
 
 const HEADER = ['scenario', 'service req/s', 'service CPU/req', 'p99 ms', 'floor req/s', 'floor CPU/req', 'vs floor req/s', 'vs floor CPU/req',
@@ -87,4 +89,10 @@ export function machine (postgresVersion: string): Machine {
 
 export function machineLine (m: Machine): string {
   return `Machine: ${m.cpu}, ${m.cores} cores, Node ${m.node}, PostgreSQL ${m.postgres}; ${m.date}`
+}
+
+/** Every pass of the rows that alternate, so a reader sees how far the host moved them. */
+export function passesList (rows: TableRow[]): string {
+  return rows.filter((r) => r.passes !== undefined && r.passes.length > 0).map((r) =>
+    `- ${r.scenario}\n${(r.passes ?? []).map((line, i) => `  ${i + 1}. ${line}`).join('\n')}`).join('\n')
 }
