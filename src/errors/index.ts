@@ -1,7 +1,8 @@
 import { STATUS_CODES } from 'node:http'
-import type { FastifyError, FastifyInstance } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { HttpError, IngestRejected } from '../domain/errors.js'
+import { privateAnswer } from '../http-caching/index.js'
 import { toValidationItems } from './validation.js'
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const
@@ -29,17 +30,25 @@ async function errors (app: FastifyInstance): Promise<void> {
     void reply.code(500).send({ detail: 'Internal Server Error' })
   })
 
-  // Spec 8: unknown paths are limited too; only declared routes get the limiter's hook by itself.
-  app.setNotFoundHandler({ preHandler: app.rateLimit() }, (request, reply) => {
-    // D19: a known path with another method is 405 with Allow, not 404.
-    const url = request.url.split('?')[0] as string
-    const allowed = METHODS.filter((method) => app.hasRoute({ url, method }))
-    if (allowed.length > 0) {
-      void reply.code(405).header('allow', allowed.join(', ')).send({ detail: 'Method Not Allowed' })
-      return
-    }
-    void reply.code(404).send({ detail: 'Not Found' })
+  // Answers no route matched (and bad URLs) take the hooks routes get in onRoute, from a scope of
+  // their own: no global onSend hook that every request would pass through.
+  await app.register(async (unmatched) => {
+    unmatched.addHook('onSend', privateAnswer) // D17 no-store
+    unmatched.addHook('onSend', app.metrics.unmatched)
+    // Spec 8: unknown paths are limited too; only declared routes get the limiter's hook by itself.
+    unmatched.setNotFoundHandler({ preHandler: app.rateLimit() }, notFound)
   })
 }
 
-export default fp(errors, { name: 'errors', dependencies: ['rate-limit'] })
+/** D19: a known path with another method is 405 with Allow, not 404. */
+function notFound (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply): void {
+  const url = request.url.split('?')[0] as string
+  const allowed = METHODS.filter((method) => this.hasRoute({ url, method }))
+  if (allowed.length > 0) {
+    void reply.code(405).header('allow', allowed.join(', ')).send({ detail: 'Method Not Allowed' })
+    return
+  }
+  void reply.code(404).send({ detail: 'Not Found' })
+}
+
+export default fp(errors, { name: 'errors', dependencies: ['rate-limit', 'http-caching', 'metrics'] })

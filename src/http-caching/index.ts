@@ -11,13 +11,14 @@ declare module 'fastify' {
 
 export const PUBLIC_CACHE_CONTROL = 'public, max-age=86400, s-maxage=604800'
 
+/** D17 no-store unless a route chose otherwise on a success; also every answer no route matched. */
+export const privateAnswer: onSendHookHandler = (_request, reply, payload, done) => {
+  if (reply.statusCode >= 400 || !reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
+  done(null, payload)
+}
+
 /** D17 public Cache-Control on reads (no-store elsewhere), D18 ETags and 304; policy from the contract. */
 async function httpCaching (app: FastifyInstance): Promise<void> {
-  const privateAnswer: onSendHookHandler = (_request, reply, payload, done) => {
-    if (reply.statusCode >= 400 || !reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
-    done(null, payload)
-  }
-
   const publicAnswer: onSendHookHandler = (request, reply, payload, done) => {
     const status = reply.statusCode
     if (status >= 400) {
@@ -51,10 +52,6 @@ async function httpCaching (app: FastifyInstance): Promise<void> {
     // A new array: the implied HEAD route is declared from a copy of these options.
     const own = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend]
     route.onSend = [...own, hook]
-  })
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (request.is404) privateAnswer.call(app, request, reply, payload, done)
-    else done(null, payload)
   })
 }
 export default fp(httpCaching, { name: 'http-caching' })

@@ -9,6 +9,8 @@ interface ServiceMetrics {
   readonly registry: Registry
   readonly ingests: Counter
   readonly rowsIngested: Counter
+  /** The onSend hook of answers no route matched (the not-found handler's): one `unmatched` series. */
+  readonly unmatched: onSendHookHandler
 }
 
 export type Recorder = (method: string, status: number, ms: number) => void
@@ -113,7 +115,7 @@ async function metrics (app: FastifyInstance): Promise<void> {
     help: 'Data rows of committed CSV ingests (each inserted, updated or unchanged).',
     registers: [registry]
   })
-  app.decorate('metrics', { registry, ingests, rowsIngested })
+  app.decorate('metrics', { registry, ingests, rowsIngested, unmatched: atEnd(tallies.recorder('unmatched')) })
 
   app.decorateRequest('startedAt', 0)
   app.addHook('onRequest', (request, _reply, done) => {
@@ -126,11 +128,6 @@ async function metrics (app: FastifyInstance): Promise<void> {
     // A new array: the implied HEAD route is declared from a copy of these options.
     const own = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend]
     route.onSend = [...own, hook]
-  })
-  const unmatched = atEnd(tallies.recorder('unmatched'))
-  app.addHook('onSend', function (request, reply, payload, done) {
-    if (request.is404) unmatched.call(this, request, reply, payload, done)
-    else done(null, payload)
   })
 }
 
