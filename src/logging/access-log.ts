@@ -1,9 +1,7 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
+import type { LevelCheck } from './lazy-logger.js'
 
 export const SLOW_REQUEST_MS = 1000
-
-/** pino's, and the lazy child logger's; not in Fastify's base logger type. */
-interface LevelCheck { isLevelEnabled: (level: string) => boolean }
 
 /** D45 logging: one access line per request, at error for a 5xx, warn when slow, else debug. */
 export function logAccess (request: FastifyRequest, reply: FastifyReply, responseTime: number, error?: Error): void {
