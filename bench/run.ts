@@ -11,11 +11,12 @@ import { soak, soakRows } from './memory.js'
 import { memory, ROOT, startService, stop, stopAll, type Service, type Storage } from './processes.js'
 import { coldPages, httpScenarios, type LoadSettings } from './reads.js'
 import { benchReplicas, reachable } from './replicas.js'
+import { sharedCacheRow } from './shared-cache.js'
 import { machine, machineLine, num, passesList, resultsTable, type TableRow } from './stats.js'
 import { ensureWrk } from './wrk.js'
 
 /**
- * `npm run bench` (`--pglite`, `--replicas`, `--ablation`, `--quick`): the production build, every
+ * `npm run bench` (`--pglite`, `--replicas`, `--ablation`, `--cache`, `--quick`): the production build, every
  * figure paired with a ceiling measured in the same run on the same machine.
  */
 const flags = new Set(process.argv.slice(2))
@@ -27,6 +28,8 @@ const withReplicas = (flags.has('--replicas') || replicasOnly) && !pglite
 const soakOnly = flags.has('--soak-only')
 // One upload, then only the HTTP rows (BENCH_HTTP_FILTER: a pattern on their names): for iterating on the read path.
 const httpOnly = flags.has('--http-only')
+// Only the shared-cache row (issue 47): one cycle, the latest prices through Varnish and straight from the service.
+const cacheOnly = flags.has('--cache')
 
 const positive = (name: string, fallback: number): number => {
   const value = Number(process.env[name] ?? fallback)
@@ -109,7 +112,11 @@ try {
     `SQL ceiling: \`pgbench -M prepared -c ${settings.connections} -j 1\`.`
   ]
   let table = ''
-  if (!replicasOnly) {
+  if (cacheOnly) {
+    const row = await sharedCacheRow({ databaseUrl: db.url }, db.name, db.sql, settings, log)
+    sections.push(passesSection([row]))
+    table = `## Results (--cache)\n\n${LEGEND}\n\n${resultsTable([row])}`
+  } else if (!replicasOnly) {
     const single = await singleService(db)
     sections.push(single.notes)
     table = single.table
@@ -124,7 +131,7 @@ try {
   const text = sections.join('\n\n') + '\n'
   process.stdout.write(text)
   mkdirSync(join(ROOT, 'bench-results'), { recursive: true })
-  const out = join('bench-results', pglite ? 'latest-pglite.md' : 'latest.md')
+  const out = join('bench-results', cacheOnly ? 'shared-cache.md' : pglite ? 'latest-pglite.md' : 'latest.md')
   writeFileSync(join(ROOT, out), text)
   log(`written to ${out}`)
 } catch (err) {
@@ -192,6 +199,8 @@ async function singleService (bench: BenchDatabase): Promise<{ notes: string, ta
         sql = cold.sql
       }
       if (httpOnly) return { notes: passesSection(rows), table: `## Results (--http-only)\n\n${LEGEND}\n\n${resultsTable(rows)}` }
+      // Issue 47, information: what a shared cache in front takes off a replica.
+      if (!pglite) rows.push(await sharedCacheRow(storage, bench.name, bench.sql, settings, log))
     } finally {
       for (const reader of readers) await stop(reader.child)
     }

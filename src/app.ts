@@ -10,6 +10,7 @@ import { createServiceLogger, type LoggerSetting } from './logging/service-logge
 import { timeoutServerOptions } from './http-server/timeouts.js'
 import type { Database } from './db/client.js'
 import cacheInvalidation from './read-cache/invalidation.js'
+import cachePurge from './cache-purge/index.js'
 import cyclesRepository from './db/cycles-plugin.js'
 import database from './db/database-plugin.js'
 import errors from './errors/index.js'
@@ -111,6 +112,7 @@ export function servicePlugins (options: AppOptions): ServicePlugin[] {
     { name: 'cycles-repository', plugin: cyclesRepository },
     { name: 'read-cache', plugin: readCache, options: { maxBytes: config.readCacheMaxBytes } },
     { name: 'cache-invalidation', plugin: cacheInvalidation },
+    { name: 'cache-purge', plugin: cachePurge, options: { url: config.cachePurgeUrl, token: config.cachePurgeToken } },
     { name: 'metrics-routes', plugin: metricsRoutes, options: { token: config.metricsToken } },
     { name: 'docs-routes', plugin: docsRoutes },
     { name: 'health-routes', plugin: healthRoutes },

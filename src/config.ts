@@ -25,7 +25,10 @@ const EnvSchema = Type.Object({
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 120_000 }),
   BODY_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000 }),
   KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 72_000 }),
-  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/\\s?#@]+/?$' })) // D52
+  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/\\s?#@]+/?$' })), // D52
+  // D70 purge on publish
+  CACHE_PURGE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s#]+$' })),
+  CACHE_PURGE_TOKEN: Type.Optional(Type.String())
 })
 type Env = Static<typeof EnvSchema>
 
@@ -63,6 +66,10 @@ export interface Config {
   keepAliveTimeoutMs: number
   /** D52: the origin clients reach the service at (no trailing slash); unset: each request's own. */
   publicUrl: string | undefined
+  /** D70: where a committed change asks the shared cache to drop its tags; unset: nothing is sent. */
+  cachePurgeUrl: string | undefined
+  /** D70: sent as `Authorization: Bearer <token>` with each purge when set. */
+  cachePurgeToken: string | undefined
 }
 
 export class ConfigError extends Error {
@@ -115,7 +122,9 @@ export function loadConfig (source: Record<string, string | undefined> = process
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     bodyIdleTimeoutMs: e.BODY_IDLE_TIMEOUT_MS,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
-    publicUrl: e.PUBLIC_URL?.replace(/\/$/, '')
+    publicUrl: e.PUBLIC_URL?.replace(/\/$/, ''),
+    cachePurgeUrl: e.CACHE_PURGE_URL,
+    cachePurgeToken: e.CACHE_PURGE_TOKEN
   }
 }
 
@@ -124,7 +133,8 @@ const ALLOWED: Record<string, string> = {
   LOG_LEVEL: `expected one of ${LOG_LEVELS.join(', ')} (any case)`,
   DATABASE_URL: 'expected a postgres:// or postgresql:// URL',
   REDIS_URL: 'expected a redis:// or rediss:// URL',
-  PUBLIC_URL: 'expected an origin such as https://api.fuelkenya.com (scheme, host and port only)'
+  PUBLIC_URL: 'expected an origin such as https://api.fuelkenya.com (scheme, host and port only)',
+  CACHE_PURGE_URL: 'expected an http:// or https:// URL such as http://127.0.0.1:6081/'
 }
 
 /** A value as a message may show it: the password and user of a URL replaced (never logged). */

@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import { createServer, type AddressInfo, type Socket } from 'node:net'
 import t from 'tap'
-import { chromiumUnavailable, needs, postgresUnavailable, redisUnavailable, TEST_POSTGRES_URL, TEST_REDIS_URL } from './services.js'
+import { chromiumUnavailable, needs, varnishdUnavailable, postgresUnavailable, redisUnavailable, TEST_POSTGRES_URL, TEST_REDIS_URL } from './services.js'
 
 /** D34: the probe behind every Redis or Chromium test answers within 2 s, with a reason. */
 
@@ -45,6 +45,11 @@ t.test('[D34] a URL that is not one is a reason too', async (t) => {
 t.test('[D34] Chromium: a missing executable is named', async (t) => {
   t.equal(chromiumUnavailable('/nonexistent/chromium'), 'Chromium not found at /nonexistent/chromium (set CHROMIUM_PATH)')
   t.equal(chromiumUnavailable(process.execPath), undefined, 'any executable file passes the probe')
+})
+
+t.test('[D34] Varnish: a missing varnishd is named', async (t) => {
+  t.equal(varnishdUnavailable('/nonexistent/varnishd'), 'varnishd not found at /nonexistent/varnishd (apt-get install varnish, or set VARNISHD_PATH)')
+  t.equal(varnishdUnavailable(process.execPath), undefined, 'any executable file passes the probe')
 })
 
 t.test('[D34] the real Redis of TEST_REDIS_URL answers PING', await needs('redis'), async (t) => {

@@ -2,10 +2,11 @@ import { accessSync, constants } from 'node:fs'
 import net from 'node:net'
 import tls from 'node:tls'
 import t from 'tap'
+import { VARNISHD_PATH } from './support/varnish.js'
 
 /**
- * The outside services a few test files need (Redis, Chromium), found or not within 2 s, so
- * `npm test` on a machine with only Node skips those tests with a one-line reason instead of
+ * The outside services a few test files need (Redis, Chromium, PostgreSQL, Varnish), found or not
+ * within 2 s, so `npm test` on a machine with only Node skips those tests with a one-line reason instead of
  * waiting for tap's timeout (D34). Under REQUIRE_SERVICES=1 (.ci/run) a missing service is a
  * failure of the file, not a skip; the tests that need it are still skipped, so nothing hangs.
  */
@@ -20,7 +21,7 @@ export const REQUIRE_SERVICES = process.env.REQUIRE_SERVICES === '1'
  */
 const PROBE_TIMEOUT_MS = REQUIRE_SERVICES ? 15_000 : 2000
 
-export type Service = 'redis' | 'chromium' | 'postgres'
+export type Service = 'redis' | 'chromium' | 'postgres' | 'varnishd'
 
 /** Why Redis cannot be used (undefined when it answers PING within the timeout). */
 export async function redisUnavailable (url = TEST_REDIS_URL, timeoutMs = PROBE_TIMEOUT_MS): Promise<string | undefined> {
@@ -70,6 +71,16 @@ export function chromiumUnavailable (path = CHROMIUM_PATH): string | undefined {
   }
 }
 
+/** Why Varnish cannot be used (undefined when varnishd is there). */
+export function varnishdUnavailable (path = VARNISHD_PATH): string | undefined {
+  try {
+    accessSync(path, constants.X_OK)
+    return undefined
+  } catch {
+    return `varnishd not found at ${path} (apt-get install varnish, or set VARNISHD_PATH)`
+  }
+}
+
 /**
  * A PostgreSQL server for the few tests that need one even on the PGlite pass (a start-up
  * failure naming a missing database, D33): TEST_DATABASE_URL's server, else the local default.
@@ -102,7 +113,9 @@ export async function unavailable (service: Service): Promise<string | undefined
   if (probe === undefined) {
     probe = service === 'redis'
       ? redisUnavailable()
-      : service === 'postgres' ? postgresUnavailable() : Promise.resolve(chromiumUnavailable())
+      : service === 'postgres'
+        ? postgresUnavailable()
+        : Promise.resolve(service === 'varnishd' ? varnishdUnavailable() : chromiumUnavailable())
     probes.set(service, probe)
   }
   return await probe

@@ -42,6 +42,7 @@ const withdraw: FastifyPluginAsyncTypebox<WithdrawRoutesOptions> = async (app, {
       // heard, so none serves the withdrawn cycle after the client reads this 200.
       app.readCache.clear()
       await notification.heard
+      await app.cachePurge.changed([withdrawn.validFrom])
       void reply.header('cache-control', 'no-store')
       return {
         status: 'withdrawn' as const,
@@ -55,5 +56,5 @@ const withdraw: FastifyPluginAsyncTypebox<WithdrawRoutesOptions> = async (app, {
 
 export default fp(withdraw, {
   name: 'cycle-withdrawal-routes',
-  dependencies: ['database', 'read-cache', 'cache-invalidation', 'rate-limit', 'http-caching', 'errors']
+  dependencies: ['database', 'read-cache', 'cache-invalidation', 'cache-purge', 'rate-limit', 'http-caching', 'errors']
 })

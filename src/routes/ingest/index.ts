@@ -101,6 +101,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
       // Spec 4.2 rule 6, D26 cache invalidation: cleared after COMMIT, answered once every replica heard.
       app.readCache.clear()
       await notification.heard
+      await app.cachePurge.changed(outcome.cycles.map((c) => c.validFrom))
       app.metrics.ingests.inc()
       app.metrics.rowsIngested.inc(outcome.recordsProcessed)
       void reply.code(201)
@@ -127,6 +128,6 @@ function utcTimestamp (date: Date): string {
 
 export default fp(ingest, {
   name: 'ingest-routes',
-  dependencies: ['prices-repository', 'read-cache', 'cache-invalidation', 'metrics', 'rate-limit', 'http-caching', 'errors'],
+  dependencies: ['prices-repository', 'read-cache', 'cache-invalidation', 'cache-purge', 'metrics', 'rate-limit', 'http-caching', 'errors'],
   encapsulate: true
 })
