@@ -7,7 +7,7 @@ import type { IngestOutcome } from '../../ingest/review.js'
 import { operations, type DryRunResponse } from '../../generated/openapi.js'
 import { bearerAuth } from '../../auth/bearer-auth.js'
 import { continueIfExpected } from '../../http-server/request-framing.js'
-import { acceptUploads, readCsvUpload } from '../../ingest/multipart-upload.js'
+import { acceptUploads, contentEncodingError, readCsvUpload } from '../../ingest/multipart-upload.js'
 import { plausibleCycles } from '../../domain/cycle.js'
 import { cycleCsvBatches, decodeCsv, parseCycleCsv } from '../../ingest/csv.js'
 
@@ -34,6 +34,8 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
   const checkToken = bearerAuth({ token: config.ingestToken, detail: INVALID_TOKEN })
   app.addHook('preParsing', async (request, reply) => {
     await checkToken(request)
+    const encoded = contentEncodingError(request)
+    if (encoded !== undefined) throw encoded
     continueIfExpected(request, reply)
   })
   await acceptUploads(app, config.maxUploadBytes)
