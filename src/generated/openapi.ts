@@ -235,7 +235,8 @@ export const WithdrawCycleResponses = {
   404: ErrorResponse,
   422: ValidationError,
   429: ErrorResponse,
-  500: ErrorResponse
+  500: ErrorResponse,
+  503: ErrorResponse
 }
 
 export const GetHealthQuery = Type.Object({})
