@@ -26,6 +26,7 @@ import { PLUGIN_TIMEOUT_MS } from './startup-errors.js'
 import cyclesRoutes from './routes/cycles/index.js'
 import cycleWithdrawalRoutes from './routes/cycles/withdraw.js'
 import adminPage from './admin/admin-page.js'
+import bearerAuth from './auth/index.js'
 import docsRoutes, { DOCS_PREFIX } from './routes/docs/index.js'
 import healthRoutes from './routes/health/index.js'
 import metricsRoutes from './routes/metrics/index.js'
@@ -111,6 +112,7 @@ export function servicePlugins (options: AppOptions): ServicePlugin[] {
     { name: 'cycles-repository', plugin: cyclesRepository },
     { name: 'read-cache', plugin: readCache, options: { maxBytes: config.readCacheMaxBytes } },
     { name: 'cache-invalidation', plugin: cacheInvalidation },
+    { name: 'bearer-auth', plugin: bearerAuth, options: { failuresPerMinute: config.authFailuresPerMinute } },
     { name: 'metrics-routes', plugin: metricsRoutes, options: { token: config.metricsToken } },
     { name: 'docs-routes', plugin: docsRoutes },
     { name: 'health-routes', plugin: healthRoutes },

@@ -25,6 +25,7 @@ const EnvSchema = Type.Object({
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 120_000 }),
   BODY_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000 }),
   KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 72_000 }),
+  AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 1, default: 30 }), // D65
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/\\s?#@]+/?$' })) // D52
 })
 type Env = Static<typeof EnvSchema>
@@ -63,6 +64,8 @@ export interface Config {
   keepAliveTimeoutMs: number
   /** D52: the origin clients reach the service at (no trailing slash); unset: each request's own. */
   publicUrl: string | undefined
+  /** D65: wrong bearer tokens answered 401 per trailing minute, all clients together; then 429. */
+  authFailuresPerMinute: number
 }
 
 export class ConfigError extends Error {
@@ -115,7 +118,8 @@ export function loadConfig (source: Record<string, string | undefined> = process
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     bodyIdleTimeoutMs: e.BODY_IDLE_TIMEOUT_MS,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
-    publicUrl: e.PUBLIC_URL?.replace(/\/$/, '')
+    publicUrl: e.PUBLIC_URL?.replace(/\/$/, ''),
+    authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE
   }
 }
 

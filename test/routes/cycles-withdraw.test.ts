@@ -137,7 +137,7 @@ async function lockWaiters (): Promise<number> {
 /** The app with a withdrawal that waits `lockWaitMs` for its turn, on `database` (default: this file's). */
 async function withLockWait (t: Test, lockWaitMs: number | undefined, database?: Database): Promise<FastifyInstance> {
   const db = database ?? await testDatabase()
-  const config = testConfig({ ingestToken: TOKEN })
+  const config = testConfig({ ingestToken: TOKEN, authFailuresPerMinute: 1_000_000 })
   const plugins = servicePlugins({ config, database: db, rateLimitStore: new MemorySlidingWindowStore({ max: 1_000_000 }) })
     .map((p) => p.name === 'cycle-withdrawal-routes' && lockWaitMs !== undefined ? { ...p, options: { ...p.options, lockWaitMs } } : p)
   return await build(t, { config: { ingestToken: TOKEN }, database: db, plugins })

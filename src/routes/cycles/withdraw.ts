@@ -26,7 +26,7 @@ const NOTIFY_WAIT_MS = 2000
 /** D54: DELETE /v1/cycles/{valid_from}, the admin's undo for a cycle published by mistake. */
 const withdraw: FastifyPluginAsyncTypebox<WithdrawRoutesOptions> = async (app, { config, lockWaitMs = WITHDRAW_LOCK_WAIT_MS }) => {
   // D13 token first, in preParsing after the limiter's onRequest, so a wrong token counts (D48).
-  const checkToken = bearerAuth({ token: config.ingestToken, detail: INVALID_WITHDRAW_TOKEN })
+  const checkToken = bearerAuth({ token: config.ingestToken, detail: INVALID_WITHDRAW_TOKEN, failures: app.failedTokens })
 
   app.route({
     ...operations.withdrawCycle,
@@ -65,5 +65,5 @@ const withdraw: FastifyPluginAsyncTypebox<WithdrawRoutesOptions> = async (app, {
 
 export default fp(withdraw, {
   name: 'cycle-withdrawal-routes',
-  dependencies: ['database', 'read-cache', 'cache-invalidation', 'rate-limit', 'http-caching', 'errors']
+  dependencies: ['database', 'read-cache', 'cache-invalidation', 'rate-limit', 'http-caching', 'errors', 'bearer-auth']
 })

@@ -31,7 +31,7 @@ const IngestLegacyQuery = Type.Object({ dry_run: Type.Boolean({ default: false }
 
 const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { config }) => {
   // D13 token first, after the limiter so a wrong token counts (D48); only then is the body invited.
-  const checkToken = bearerAuth({ token: config.ingestToken, detail: INVALID_TOKEN })
+  const checkToken = bearerAuth({ token: config.ingestToken, detail: INVALID_TOKEN, failures: app.failedTokens })
   app.addHook('preParsing', async (request, reply) => {
     await checkToken(request)
     const encoded = contentEncodingError(request)
@@ -129,6 +129,6 @@ function utcTimestamp (date: Date): string {
 
 export default fp(ingest, {
   name: 'ingest-routes',
-  dependencies: ['prices-repository', 'read-cache', 'cache-invalidation', 'metrics', 'rate-limit', 'http-caching', 'errors'],
+  dependencies: ['prices-repository', 'read-cache', 'cache-invalidation', 'metrics', 'rate-limit', 'http-caching', 'errors', 'bearer-auth'],
   encapsulate: true
 })
