@@ -116,7 +116,7 @@ export function servicePlugins (options: AppOptions): ServicePlugin[] {
     { name: 'metrics-routes', plugin: metricsRoutes, options: { token: config.metricsToken } },
     { name: 'docs-routes', plugin: docsRoutes },
     { name: 'health-routes', plugin: healthRoutes },
-    { name: 'prices-routes', plugin: pricesRoutes },
+    { name: 'prices-routes', plugin: pricesRoutes, options: { exports: { maxConcurrent: config.exportMaxConcurrent, idleMs: config.exportIdleTimeoutMs } } },
     { name: 'towns-routes', plugin: townsRoutes },
     { name: 'cycles-routes', plugin: cyclesRoutes, options: { config } },
     { name: 'ingest-routes', plugin: ingestRoutes, options: { config } },

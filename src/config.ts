@@ -26,6 +26,8 @@ const EnvSchema = Type.Object({
   BODY_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000 }),
   KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 72_000 }),
   AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 1, default: 30 }), // D65
+  EXPORT_MAX_CONCURRENT: Type.Integer({ minimum: 1, maximum: 1000, default: 4 }), // D63
+  EXPORT_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 30_000 }), // D63
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/\\s?#@]+/?$' })) // D52
 })
 type Env = Static<typeof EnvSchema>
@@ -66,6 +68,10 @@ export interface Config {
   publicUrl: string | undefined
   /** D65: wrong bearer tokens answered 401 per trailing minute, all clients together; then 429. */
   authFailuresPerMinute: number
+  /** D63: CSV exports streaming at once in this process; then 503. */
+  exportMaxConcurrent: number
+  /** D63: an export whose client reads nothing for this long is cut off. */
+  exportIdleTimeoutMs: number
 }
 
 export class ConfigError extends Error {
@@ -119,7 +125,9 @@ export function loadConfig (source: Record<string, string | undefined> = process
     bodyIdleTimeoutMs: e.BODY_IDLE_TIMEOUT_MS,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
     publicUrl: e.PUBLIC_URL?.replace(/\/$/, ''),
-    authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE
+    authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
+    exportMaxConcurrent: e.EXPORT_MAX_CONCURRENT,
+    exportIdleTimeoutMs: e.EXPORT_IDLE_TIMEOUT_MS
   }
 }
 
