@@ -27,6 +27,7 @@ import { PLUGIN_TIMEOUT_MS } from './startup-errors.js'
 import cyclesRoutes from './routes/cycles/index.js'
 import cycleWithdrawalRoutes from './routes/cycles/withdraw.js'
 import adminPage from './admin/admin-page.js'
+import bearerAuth from './auth/index.js'
 import docsRoutes, { DOCS_PREFIX } from './routes/docs/index.js'
 import healthRoutes from './routes/health/index.js'
 import metricsRoutes from './routes/metrics/index.js'
@@ -113,10 +114,11 @@ export function servicePlugins (options: AppOptions): ServicePlugin[] {
     { name: 'read-cache', plugin: readCache, options: { maxBytes: config.readCacheMaxBytes } },
     { name: 'cache-invalidation', plugin: cacheInvalidation },
     { name: 'cache-purge', plugin: cachePurge, options: { url: config.cachePurgeUrl, token: config.cachePurgeToken } },
+    { name: 'bearer-auth', plugin: bearerAuth, options: { failuresPerMinute: config.authFailuresPerMinute } },
     { name: 'metrics-routes', plugin: metricsRoutes, options: { token: config.metricsToken } },
     { name: 'docs-routes', plugin: docsRoutes },
     { name: 'health-routes', plugin: healthRoutes },
-    { name: 'prices-routes', plugin: pricesRoutes },
+    { name: 'prices-routes', plugin: pricesRoutes, options: { exports: { maxConcurrent: config.exportMaxConcurrent, idleMs: config.exportIdleTimeoutMs } } },
     { name: 'towns-routes', plugin: townsRoutes },
     { name: 'cycles-routes', plugin: cyclesRoutes, options: { config } },
     { name: 'ingest-routes', plugin: ingestRoutes, options: { config } },

@@ -25,6 +25,9 @@ const EnvSchema = Type.Object({
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 120_000 }),
   BODY_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000 }),
   KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 72_000 }),
+  AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 1, default: 30 }), // D65
+  EXPORT_MAX_CONCURRENT: Type.Integer({ minimum: 1, maximum: 1000, default: 4 }), // D63
+  EXPORT_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 30_000 }), // D63
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/\\s?#@]+/?$' })), // D52
   // D70 purge on publish
   CACHE_PURGE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s#]+$' })),
@@ -70,6 +73,12 @@ export interface Config {
   cachePurgeUrl: string | undefined
   /** D70: sent as `Authorization: Bearer <token>` with each purge when set. */
   cachePurgeToken: string | undefined
+  /** D65: wrong bearer tokens answered 401 per trailing minute, all clients together; then 429. */
+  authFailuresPerMinute: number
+  /** D63: CSV exports streaming at once in this process; then 503. */
+  exportMaxConcurrent: number
+  /** D63: an export whose client reads nothing for this long is cut off. */
+  exportIdleTimeoutMs: number
 }
 
 export class ConfigError extends Error {
@@ -123,6 +132,9 @@ export function loadConfig (source: Record<string, string | undefined> = process
     bodyIdleTimeoutMs: e.BODY_IDLE_TIMEOUT_MS,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
     publicUrl: e.PUBLIC_URL?.replace(/\/$/, ''),
+    authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
+    exportMaxConcurrent: e.EXPORT_MAX_CONCURRENT,
+    exportIdleTimeoutMs: e.EXPORT_IDLE_TIMEOUT_MS,
     cachePurgeUrl: e.CACHE_PURGE_URL,
     cachePurgeToken: e.CACHE_PURGE_TOKEN
   }

@@ -68,7 +68,8 @@ export async function build (test: Test, options: BuildOptions = {}): Promise<Fa
   // Tests that are not about D22 get an allowance they never reach.
   const max = options.rateLimitMax ?? 1_000_000
   const app = await buildApp({
-    config: testConfig(options.config),
+    // Nor one of wrong tokens (D65).
+    config: testConfig({ authFailuresPerMinute: 1_000_000, ...options.config }),
     database: options.database ?? await testDatabase(),
     rateLimitStore: options.rateLimitStore ?? new MemorySlidingWindowStore({ max }),
     logger: options.logger ?? false,

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { pricesChangedChannel } from './channels.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
-import { INGEST_LOCK_KEY } from '../ingest/write.js'
+import { INGEST_LOCK_KEY, INGEST_STATEMENT_TIMEOUT_MS } from '../ingest/write.js'
 
 /** Whole-cycle reads as JSON text built by PostgreSQL, which the read cache keeps as is. */
 
@@ -107,11 +107,30 @@ export interface WithdrawnCycle {
   rowsRemoved: number
 }
 
+/** D64: a withdrawal waits for its turn behind an ingest as long as an ingest waits. */
+export const WITHDRAW_LOCK_WAIT_MS = INGEST_STATEMENT_TIMEOUT_MS
+
+/** D64: the D14 lock was not free within the wait; nothing was written. */
+export class IngestLockBusy extends Error {
+  constructor (readonly waitedMs: number) {
+    super(`the ingest lock was not free within ${waitedMs} ms`)
+    this.name = 'IngestLockBusy'
+  }
+}
+
 /** D54 withdrawal: one transaction under the D14 ingest lock, notifying replicas at COMMIT (D26
  * cache invalidation). Undefined, with nothing written, when no cycle starts that day. */
-export async function withdrawCycle (database: Database, validFrom: string, notifyPayload: string): Promise<WithdrawnCycle | undefined> {
+export async function withdrawCycle (database: Database, validFrom: string, notifyPayload: string, lockWaitMs = WITHDRAW_LOCK_WAIT_MS): Promise<WithdrawnCycle | undefined> {
   return await database.db.transaction(async (tx) => {
-    await tx.execute(sql`SELECT pg_advisory_xact_lock(${INGEST_LOCK_KEY}::bigint)`)
+    // D64: wait for a running ingest as it would wait for us, not the connection's 5 s lock_timeout (D47).
+    await tx.execute(sql`SELECT set_config('lock_timeout', ${String(lockWaitMs)}, true), set_config('statement_timeout', ${String(lockWaitMs)}, true)`)
+    try {
+      await tx.execute(sql`SELECT pg_advisory_xact_lock(${INGEST_LOCK_KEY}::bigint)`)
+    } catch (err) {
+      throw waitedTooLong(err) ? new IngestLockBusy(lockWaitMs) : err
+    }
+    // The rest of the transaction under the connection's own statement bound again.
+    await tx.execute(sql`SELECT set_config('statement_timeout', reset_val, true) FROM pg_settings WHERE name = 'statement_timeout'`)
     const [gone] = rowsOf<{ removed: number, valid_to: string | null }>(await tx.execute(sql`
       WITH gone AS (DELETE FROM fuel_prices WHERE valid_from = ${validFrom}::date RETURNING valid_to)
       SELECT count(*)::int AS removed, min(valid_to)::text AS valid_to FROM gone`))
@@ -119,6 +138,15 @@ export async function withdrawCycle (database: Database, validFrom: string, noti
     if (database.kind === 'postgres') await tx.execute(sql`SELECT pg_notify(${pricesChangedChannel(database)}, ${notifyPayload})`)
     return { validFrom, validTo: gone.valid_to, rowsRemoved: gone.removed }
   })
+}
+
+/** lock_timeout (55P03) or statement_timeout (57014) ended the wait; drizzle wraps the driver's error. */
+function waitedTooLong (err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code
+    if (code === '55P03' || code === '57014') return true
+  }
+  return false
 }
 
 export interface FuelStats {

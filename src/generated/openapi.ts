@@ -141,7 +141,8 @@ export const ListPricesResponses = {
   200: Type.Array(FuelPrice),
   422: ValidationError,
   429: ErrorResponse,
-  500: ErrorResponse
+  500: ErrorResponse,
+  503: ErrorResponse
 }
 
 export const ExportPricesCsvQuery = Type.Object({
@@ -155,7 +156,8 @@ export type ExportPricesCsvQuery = Static<typeof ExportPricesCsvQuery>
 export const ExportPricesCsvResponses = {
   422: ValidationError,
   429: ErrorResponse,
-  500: ErrorResponse
+  500: ErrorResponse,
+  503: ErrorResponse
 }
 
 export const GetLatestPricesQuery = Type.Object({
@@ -235,7 +237,8 @@ export const WithdrawCycleResponses = {
   404: ErrorResponse,
   422: ValidationError,
   429: ErrorResponse,
-  500: ErrorResponse
+  500: ErrorResponse,
+  503: ErrorResponse
 }
 
 export const GetHealthQuery = Type.Object({})

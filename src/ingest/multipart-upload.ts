@@ -1,7 +1,7 @@
 import { finished } from 'node:stream/promises'
 import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { HttpError } from '../domain/errors.js'
+import { HttpError, echoCell } from '../domain/errors.js'
 
 const NOT_CSV = 'Uploaded file must be a CSV file.'
 /** D48 hostile input: a common file-system limit on names. */
@@ -29,6 +29,18 @@ export function formatByteSize (bytes: number): string {
   if (bytes >= MiB && bytes % MiB === 0) return `${bytes / MiB} MiB`
   if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`
   return bytes === 1 ? '1 byte' : `${bytes} bytes`
+}
+
+/**
+ * RFC 9110 8.4: a compressed upload is refused by name (415, with the one coding accepted) before
+ * its body is read, rather than parsed as a broken multipart body (D66).
+ */
+export function contentEncodingError (request: FastifyRequest): HttpError | undefined {
+  const value = request.headers['content-encoding']
+  if (value === undefined) return undefined
+  const codings = value.split(',').map((c) => c.trim()).filter((c) => c !== '' && c.toLowerCase() !== 'identity')
+  if (codings.length === 0) return undefined
+  return new HttpError(415, `Content-Encoding ${echoCell(codings.join(', '))} is not supported: upload the file uncompressed.`, { 'accept-encoding': 'identity' })
 }
 
 /** Other bodies than multipart are drained, so the handler answers D11's 422 rather than 415. */

@@ -10,7 +10,7 @@ export interface WriteOptions extends BatchOptions {
   notifyPayload?: string
 }
 
-const INGEST_STATEMENT_TIMEOUT_MS = 300_000
+export const INGEST_STATEMENT_TIMEOUT_MS = 300_000
 
 /** D14 one ingest at a time: any fixed 64-bit key, distinct from the migration lock's. */
 export const INGEST_LOCK_KEY = 7_305_531_002

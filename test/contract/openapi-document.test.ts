@@ -46,7 +46,7 @@ t.test('every const also has an enum of its one value; open objects say so (gene
     for (const [k, v] of Object.entries(o)) walk(v, `${at}/${k}`)
   }
   walk(doc, '#')
-  t.equal(consts.length, 14, 'the status of health, ingest, dry run and withdrawal, the openapi version, two Cache-Control values, seven reads\' Surrogate-Key (D70)')
+  t.equal(consts.length, 15, 'the status of health, ingest, dry run and withdrawal, the openapi version, two Cache-Control values, Accept-Encoding, seven reads\' Surrogate-Key (D70)')
   for (const { at, schema } of consts) t.same(schema.enum, [schema.const], at)
   const json = (doc as { paths: Record<string, { get: { responses: { 200: { content: { 'application/json': { schema: { properties: Record<string, { additionalProperties?: unknown }> } } } } } } }> }).paths['/v1/openapi.json']?.get.responses[200].content['application/json'].schema.properties
   t.equal(json?.info?.additionalProperties, true)

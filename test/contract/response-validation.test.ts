@@ -38,7 +38,7 @@ t.test('bodies, statuses, media types and headers that break the document are pr
   t.same(contract.check(observed({ body: JSON.stringify([noId]) })), ["body /0 must have required property 'id'"])
   t.same(contract.check(observed({ body: JSON.stringify([{ ...price, extra: 1 }]) })), ['body /0 must NOT have additional properties'])
   t.same(contract.check(observed({ body: JSON.stringify([{ ...price, valid_from: '15-10-2026' }]) })), ['body /0/valid_from must match format "date"'])
-  t.same(contract.check(observed({ status: 418 })), ['status 418 is not documented (documented: 200, 304, 422, 429, 500)'])
+  t.same(contract.check(observed({ status: 418 })), ['status 418 is not documented (documented: 200, 304, 422, 429, 500, 503)'])
   t.same(contract.check(observed({ route: '/v1/health', status: 422, body: '{"detail":"x"}' })), ['status 422 is not documented (documented: 200, 500)'])
   t.same(contract.check(observed({ headers: { 'content-type': 'text/plain', 'cache-control': PUBLIC } })), ['content-type text/plain is not documented (documented: application/json)'])
   t.same(contract.check(observed({ headers: { 'content-type': 'text/csv', 'cache-control': PUBLIC }, body: 'From,To,Town,Super (PMS),Diesel (AGO),Kerosene (IK)\r\n' })),

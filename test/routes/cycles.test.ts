@@ -206,6 +206,31 @@ t.test('[D52] the feed\'s self link: PUBLIC_URL when set, else the request\'s pr
   t.equal(c.headers.vary, 'Origin, Accept-Encoding')
 })
 
+t.test('[D66] the feed ignores a forwarded protocol other than http/https and a forwarded host that is not a host', async (t) => {
+  const selfOf = (body: string): string | undefined => /<link rel="self" type="application\/atom\+xml" href="([^"]*)"\/>/.exec(body)?.[1]
+  const app = await build(t)
+  const cases: Array<[Record<string, string>, string, string]> = [
+    [{ host: 'fuel.example', 'x-forwarded-proto': 'javascript:alert(1)//' }, 'http://fuel.example/v1/cycles/feed.atom', 'a javascript: protocol is ignored'],
+    [{ host: 'fuel.example', 'x-forwarded-proto': 'ftp' }, 'http://fuel.example/v1/cycles/feed.atom', 'only http and https'],
+    [{ host: 'fuel.example', 'x-forwarded-proto': 'HTTPS' }, 'https://fuel.example/v1/cycles/feed.atom', 'a valid protocol in any case is honoured'],
+    [{ host: 'fuel.example', 'x-forwarded-proto': 'http, https' }, 'https://fuel.example/v1/cycles/feed.atom', 'the last hop\'s, as Fastify reads it'],
+    [{ host: 'fuel.example', 'x-forwarded-host': 'evil.example/x?' }, 'http://fuel.example/v1/cycles/feed.atom', 'a forwarded host with a path: the Host instead'],
+    [{ host: 'fuel.example', 'x-forwarded-host': 'a"b<c' }, 'http://fuel.example/v1/cycles/feed.atom', 'markup: the Host instead'],
+    [{ host: 'fuel.example', 'x-forwarded-host': 'bad_name.example:99999' }, 'http://fuel.example/v1/cycles/feed.atom', 'an underscore, a port past 65535'],
+    [{ host: 'fuel.example', 'x-forwarded-host': '-x-.example' }, 'http://fuel.example/v1/cycles/feed.atom', 'a label starting with a hyphen'],
+    [{ host: 'fuel.example', 'x-forwarded-host': 'API.FuelKenya.com:8443', 'x-forwarded-proto': 'https' }, 'https://api.fuelkenya.com:8443/v1/cycles/feed.atom', 'valid ones are honoured, the host lower-cased'],
+    [{ host: 'fuel.example', 'x-forwarded-host': '[2001:db8::1]:8443' }, 'http://[2001:db8::1]:8443/v1/cycles/feed.atom', 'a bracketed IPv6 address'],
+    [{ host: 'fuel.example', 'x-forwarded-host': '[2001:db8::zz]' }, 'http://fuel.example/v1/cycles/feed.atom', 'brackets around something else'],
+    [{ host: 'bad host', 'x-forwarded-host': 'also bad', 'x-forwarded-proto': 'javascript:' }, '/v1/cycles/feed.atom', 'nothing valid: a relative link']
+  ]
+  for (const [headers, self, label] of cases) {
+    const res = await app.inject({ url: '/v1/cycles/feed.atom', headers })
+    t.equal(res.statusCode, 200, label)
+    t.equal(selfOf(res.body), self, label)
+    t.notMatch(res.body, /javascript|evil|bad_name/i, `${label}: nothing of the refused values in the body`)
+  }
+})
+
 t.test('[spec 4.2 r6, widened] cycles, one cycle, changes and the feed are served from memory after the first request; an ingest clears them', async (t) => {
   const database = await testDatabase()
   const app = await build(t, { config: { ingestToken: TOKEN } })

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../../config.js'
 import { HttpError } from '../../domain/errors.js'
@@ -7,6 +6,7 @@ import { ATOM_CONTENT_TYPE, atomFeed } from '../../export/atom.js'
 import { operations } from '../../generated/openapi.js'
 import { sendReady } from '../../http-caching/ready-body.js'
 import { finiteIntegers } from '../../errors/validation.js'
+import { requestOrigin } from '../../http-server/request-origin.js'
 import { addVary } from '../../http-caching/vary.js'
 
 /** D41: the feed holds the newest two years of cycles. */
@@ -14,14 +14,6 @@ const FEED_ENTRIES = 24
 
 /** D41 cycles: 404 for a day on which no stored cycle starts. */
 export const cycleNotFound = (validFrom: string): HttpError => new HttpError(404, `No cycle starts on ${validFrom}.`)
-
-/** A Host (or X-Forwarded-Host) fit for a link: a name or address and a port, nothing else. */
-const PLAIN_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
-
-/** D52 feed self link: '' when the Host is missing or odd, so `self` stays relative. */
-function requestOrigin (request: FastifyRequest): string {
-  return PLAIN_HOST.test(request.host) ? `${request.protocol}://${request.host}` : ''
-}
 
 interface CyclesRoutesOptions {
   config: Pick<Config, 'publicUrl' | 'trustProxy'>

@@ -7,7 +7,7 @@ import type { IngestOutcome } from '../../ingest/review.js'
 import { operations, type DryRunResponse } from '../../generated/openapi.js'
 import { bearerAuth } from '../../auth/bearer-auth.js'
 import { continueIfExpected } from '../../http-server/request-framing.js'
-import { acceptUploads, readCsvUpload } from '../../ingest/multipart-upload.js'
+import { acceptUploads, contentEncodingError, readCsvUpload } from '../../ingest/multipart-upload.js'
 import { plausibleCycles } from '../../domain/cycle.js'
 import { cycleCsvBatches, decodeCsv, parseCycleCsv } from '../../ingest/csv.js'
 
@@ -31,9 +31,11 @@ const IngestLegacyQuery = Type.Object({ dry_run: Type.Boolean({ default: false }
 
 const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { config }) => {
   // D13 token first, after the limiter so a wrong token counts (D48); only then is the body invited.
-  const checkToken = bearerAuth({ token: config.ingestToken, detail: INVALID_TOKEN })
+  const checkToken = bearerAuth({ token: config.ingestToken, detail: INVALID_TOKEN, failures: app.failedTokens })
   app.addHook('preParsing', async (request, reply) => {
     await checkToken(request)
+    const encoded = contentEncodingError(request)
+    if (encoded !== undefined) throw encoded
     continueIfExpected(request, reply)
   })
   await acceptUploads(app, config.maxUploadBytes)
@@ -128,6 +130,6 @@ function utcTimestamp (date: Date): string {
 
 export default fp(ingest, {
   name: 'ingest-routes',
-  dependencies: ['prices-repository', 'read-cache', 'cache-invalidation', 'cache-purge', 'metrics', 'rate-limit', 'http-caching', 'errors'],
+  dependencies: ['prices-repository', 'read-cache', 'cache-invalidation', 'cache-purge', 'metrics', 'rate-limit', 'http-caching', 'errors', 'bearer-auth'],
   encapsulate: true
 })

@@ -15,11 +15,11 @@ const INVALID_METRICS_TOKEN = 'Invalid authorization token for metrics endpoint.
 async function metricsRoutes (app: FastifyInstance, options: MetricsRoutesOptions): Promise<void> {
   app.get('/metrics', {
     config: { rateLimit: false },
-    onRequest: bearerAuth({ token: options.token, detail: INVALID_METRICS_TOKEN })
+    onRequest: bearerAuth({ token: options.token, detail: INVALID_METRICS_TOKEN, failures: app.failedTokens })
   }, async (_request, reply) => {
     const merged = Registry.merge([defaultMetricsRegistry(), app.metrics.registry])
     return await reply.type(merged.contentType).send(await merged.metrics())
   })
 }
 
-export default fp(metricsRoutes, { name: 'metrics-routes', dependencies: ['metrics', 'http-caching', 'errors'] })
+export default fp(metricsRoutes, { name: 'metrics-routes', dependencies: ['metrics', 'http-caching', 'errors', 'bearer-auth'] })

@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { townFilter } from '../../domain/town.js'
 import { CSV_CONTENT_TYPE, csvDocument } from '../../export/csv.js'
+import { ExportGate, type ExportLimits } from '../../export/export-gate.js'
 import { ListPricesQuery, operations } from '../../generated/openapi.js'
 import { prefersCsv } from '../../export/negotiation.js'
 import { withoutEmptyValues } from '../../errors/empty-query-values.js'
@@ -14,7 +15,7 @@ import { addVary } from '../../http-caching/vary.js'
 import type { LatestSnapshot } from '../../read-cache/read-cache.js'
 import { cycleNotFound } from '../cycles/index.js'
 
-const CSV_CONTENT_DISPOSITION = 'attachment; filename="fuel-prices.csv"'
+const CSV_HEADERS = { 'content-type': CSV_CONTENT_TYPE, 'content-disposition': 'attachment; filename="fuel-prices.csv"' }
 
 interface ExportFilter {
   town?: string | undefined
@@ -30,21 +31,31 @@ const ListPricesLegacyQuery = Type.Object({
   format: Type.Optional(Type.Unsafe<'json' | 'csv'>({ type: 'string', enum: ['json', 'csv'] }))
 })
 
-const prices: FastifyPluginAsyncTypebox = async (app) => {
+interface PricesRoutesOptions {
+  /** D63: bounds on the CSV exports of this process. */
+  exports: ExportLimits
+}
+
+const prices: FastifyPluginAsyncTypebox<PricesRoutesOptions> = async (app, options) => {
+  const exportGate = new ExportGate(options.exports)
+
   /** Every row a page selects, in its order, a batch at a time. The first batch is read before any
    * byte is sent, so a failing database is still a JSON 500 (D27). */
-  const exportCsv = async (reply: FastifyReply, q: ExportFilter): Promise<FastifyReply> => {
+  const exportCsv = async (request: FastifyRequest, reply: FastifyReply, q: ExportFilter): Promise<FastifyReply> => {
+    // D63: HEAD gets the headers and runs no export; Fastify's implied HEAD would read the whole stream to discard it.
+    if (request.method === 'HEAD') return await reply.headers(CSV_HEADERS).send(Readable.from([]))
+    exportGate.enter(reply)
     const batches = app.prices.streamPrices({ town: townFilter(q.town), startDate: q.start_date, endDate: q.end_date, offset: q.offset, limit: q.limit })
     const first = await batches.next()
-    void reply.header('content-type', CSV_CONTENT_TYPE).header('content-disposition', CSV_CONTENT_DISPOSITION)
-    return await reply.send(Readable.from(csvDocument(first, batches)) as never)
+    // One batch buffered ahead of the socket, not Readable.from's sixteen: a stalled client holds little (D63).
+    return await reply.headers(CSV_HEADERS).send(Readable.from(csvDocument(first, batches), { highWaterMark: 1 }) as never)
   }
 
   const pageNumbers = finiteIntegers('limit', 'offset')
   app.route({
     ...operations.exportPricesCsv,
     preHandler: pageNumbers,
-    handler: async (request, reply) => await exportCsv(reply, request.query)
+    handler: async (request, reply) => await exportCsv(request, reply, request.query)
   })
 
   // D43: the export on this path has no default `limit`, so whether one was given is read from the URL.
@@ -67,7 +78,7 @@ const prices: FastifyPluginAsyncTypebox = async (app) => {
         const query = request.url.indexOf('?')
         void reply.header('content-location', operations.exportPricesCsv.url + (query === -1 ? '' : request.url.slice(query)))
         // Resolves to the reply, as the export route's does; typed as that route's, not this one's.
-        return exportCsv(reply, { ...q, limit: limitGiven(request) ? q.limit : undefined }) as Promise<never>
+        return exportCsv(request, reply, { ...q, limit: limitGiven(request) ? q.limit : undefined }) as Promise<never>
       }
       const town = townFilter(q.town)
       // Keyed by the normalised query (D4 town form, defaults filled in): equivalent URLs share one entry.

@@ -1,0 +1,46 @@
+import type { FastifyReply } from 'fastify'
+import { HttpError } from '../domain/errors.js'
+
+export const EXPORTS_BUSY = 'Too many CSV exports are running. Try again later.'
+
+/** D63: seconds a client refused by the cap is asked to wait; an export usually takes a few. */
+export const EXPORTS_BUSY_RETRY_AFTER_SECONDS = 5
+
+export interface ExportLimits {
+  /** Exports streaming at once in this process (EXPORT_MAX_CONCURRENT). */
+  maxConcurrent: number
+  /** An export is cut off when its client has taken nothing for this long (EXPORT_IDLE_TIMEOUT_MS). */
+  idleMs: number
+}
+
+/**
+ * D63: CSV exports are bounded per process: at most `maxConcurrent` at once (then 503 with
+ * Retry-After), and one whose client stops reading is dropped after `idleMs`, its memory and
+ * its slot freed.
+ */
+export class ExportGate {
+  private active = 0
+
+  constructor (private readonly limits: ExportLimits) {}
+
+  /** Exports streaming now. */
+  get running (): number {
+    return this.active
+  }
+
+  /**
+   * Takes a slot until the reply's response closes (sent, cut off or failed), or throws the 503.
+   * The connection is closed once it has taken no byte for `idleMs` (a socket timeout, so a slow
+   * reader that keeps reading is never cut off); node:http sets its keep-alive timeout again
+   * when the answer is complete.
+   */
+  enter (reply: FastifyReply): void {
+    if (this.active >= this.limits.maxConcurrent) {
+      throw new HttpError(503, EXPORTS_BUSY, { 'retry-after': String(EXPORTS_BUSY_RETRY_AFTER_SECONDS) })
+    }
+    this.active++
+    reply.raw.once('close', () => { this.active-- })
+    const socket = reply.raw.socket as Partial<NonNullable<typeof reply.raw.socket>> | null // none under inject
+    if (typeof socket?.setTimeout === 'function') socket.setTimeout(this.limits.idleMs)
+  }
+}
