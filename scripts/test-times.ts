@@ -60,7 +60,9 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
   let started = 0
   try {
     started = statSync(join(ROOT, '.tap', 'run-started')).mtimeMs
-  } catch {}
+  } catch {
+    started = 0 // no note of a run's start: every result is listed
+  }
   const lastRun = times.filter((t) => t.modified >= started)
   console.log(formatTimes(lastRun, arg === 'all' ? lastRun.length : Number(arg)))
 }

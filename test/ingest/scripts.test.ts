@@ -9,6 +9,7 @@ import { SEED_CYCLES, seedSampleData } from '../../scripts/seed.js'
 import { todayInKenya } from '../../src/domain/cycle.js'
 import { build, resetData, testDatabase } from '../helper.js'
 import { HEADER, TOKEN, csv, rowCount } from '../fixtures/ingest.js'
+import { seedDataDir } from '../support/pglite-template.js'
 import { startServer } from '../support/processes.js'
 
 /** `npm run seed` and `npm run ingest`: the functions in-process, the entry points once each. */
@@ -146,7 +147,7 @@ t.test('[npm run ingest] the entry point finds the service by PORT in .env, and 
 
 t.test('[npm run seed] while the service holds the embedded database, the sample goes through its ingest', async (t) => {
   const dir = t.testdir({})
-  const dataDir = join(dir, 'data')
+  const dataDir = await seedDataDir(join(dir, 'data')) // an existing, empty database: no initdb before the start
   const server = await startServer({
     args: ['--import', 'tsx', join(process.cwd(), 'src/server.ts')],
     cwd: process.cwd(),
