@@ -23,6 +23,18 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL !== undefined && 
 
 export const backend = TEST_DATABASE_URL === undefined ? 'pglite' : 'postgres'
 
+/**
+ * tap options for a test that only means something when the test database is PostgreSQL (COPY,
+ * notifications between replicas): skipped with this reason on PGlite, never replaced there by a
+ * weaker check. Such tests live in test/postgres/ and nowhere else (test/README.md); .ci/run runs
+ * them in its PostgreSQL stage, where a skip fails the run.
+ *
+ *     t.test('[D46] …', postgresOnly, async (t) => { ... })
+ */
+export const postgresOnly: { skip: string | false } = {
+  skip: backend === 'pglite' ? 'PostgreSQL only: runs when TEST_DATABASE_URL is set (.ci/run\'s PostgreSQL stage)' : false
+}
+
 let shared: Promise<CountingDatabase> | undefined
 
 /** The database of this test file (one per process: tap runs each file in its own). */

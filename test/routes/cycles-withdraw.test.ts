@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { AUTH, TOKEN, storedRows } from '../fixtures/ingest.js'
-import { backend, build } from '../helper.js'
+import { build } from '../helper.js'
 import { seedFixture, STORED } from './_fixtures.js'
 import { INVALID_WITHDRAW_TOKEN } from '../../src/routes/cycles/withdraw.js'
 
@@ -86,15 +86,4 @@ t.test('[D54] over a real socket: fetch withdraws, and the next read over HTTP n
   const latest = await (await fetch(`${base}/v1/prices/latest`)).json() as Array<{ valid_from: string }>
   t.equal(latest.length, STORED.filter((p) => p.valid_from === '2026-09-15').length)
   t.ok(latest.every((p) => p.valid_from === '2026-09-15'))
-})
-
-// PostgreSQL only: on PGlite one process holds the database, so there is no other replica to tell
-// (declared, not skipped: CI counts a skip as a failure).
-if (backend === 'postgres') t.test('[D54] every replica stops serving the cycle before the answer (the notification, as an ingest)', async (t) => {
-  const writer = await build(t, { config: { ingestToken: TOKEN } })
-  const reader = await build(t, { config: { ingestToken: TOKEN } })
-  await reader.ready()
-  t.equal((await reader.inject('/v1/prices/latest')).json()[0].valid_from, '2026-10-15', 'the other replica has it cached')
-  t.equal((await writer.inject(withdraw('2026-10-15'))).statusCode, 200)
-  t.equal((await reader.inject('/v1/prices/latest')).json()[0].valid_from, '2026-09-15', 'and no longer serves it')
 })
