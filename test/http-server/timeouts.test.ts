@@ -94,7 +94,7 @@ t.test('[D32] a body that stalls is cut off after the body idle timeout; nothing
 })
 
 t.test('[D32] a body that keeps trickling is ended by the request timeout with a 408', async (t) => {
-  const { port } = await listening(t, { config: { ingestToken: TOKEN, headersTimeoutMs: 500, requestTimeoutMs: 1000, bodyIdleTimeoutMs: 400 } })
+  const { port } = await listening(t, { config: { ingestToken: TOKEN, headersTimeoutMs: 500, requestTimeoutMs: 1000, bodyIdleTimeoutMs: 1000 } })
   const conn = await connect(port)
   t.teardown(() => conn.socket.destroy())
   conn.socket.write(head('POST /v1/ingest/csv HTTP/1.1', {
@@ -103,7 +103,7 @@ t.test('[D32] a body that keeps trickling is ended by the request timeout with a
     'content-type': 'multipart/form-data; boundary=x',
     'content-length': 10_000
   }))
-  const timer = setInterval(() => { if (!conn.isClosed()) conn.socket.write('x') }, 100) // never idle for 400 ms
+  const timer = setInterval(() => { if (!conn.isClosed()) conn.socket.write('x') }, 100) // never idle for 1 s
   t.teardown(() => clearInterval(timer))
   const res = await conn.response(15_000)
   t.equal(res.status, 408)
@@ -125,9 +125,9 @@ t.test('[D32] an idle keep-alive connection is closed after the keep-alive timeo
 
 t.test('[D32] once the body is in, the body idle timeout no longer applies: a slow answer still arrives', async (t) => {
   await resetData()
-  const app = await build(t, { config: { ingestToken: TOKEN, bodyIdleTimeoutMs: 200 } })
-  // The answer is held back 600 ms, three idle timeouts, after the whole body was read and the rows written.
-  app.addHook('onSend', async (_request, _reply, payload) => { await sleep(600); return payload })
+  const app = await build(t, { config: { ingestToken: TOKEN, bodyIdleTimeoutMs: 300 } })
+  // The answer is held back 900 ms, three idle timeouts, after the whole body was read and the rows written.
+  app.addHook('onSend', async (_request, _reply, payload) => { await sleep(900); return payload })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const conn = await connect((app.server.address() as AddressInfo).port)
   t.teardown(() => conn.socket.destroy())

@@ -107,10 +107,11 @@ t.test('[ingest script] posts the file, prints the outcome, exit status says how
   t.match(await cli([jan, '--url', url, '--token', TOKEN]), { code: 1, err: /^cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/ingest\/csv: / })
 })
 
-t.test('[npm run seed] the entry point, on a fresh PGlite data dir: exit 0 and the counts; a bad setting exits 1', async (t) => {
-  // Running it twice is the in-process test above; one process start is enough here.
+t.test('[npm run seed] the entry point, on an empty PGlite data dir: exit 0 and the counts; a bad setting exits 1', async (t) => {
+  // Running it twice is the in-process test above; one process start is enough here. The data
+  // directory holds the migrated, empty template: a new one's initdb is test/db/pglite-memory's.
   const dir = t.testdir({})
-  const env = { ...process.env, DATABASE_URL: '', DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'silent' }
+  const env = { ...process.env, DATABASE_URL: '', DATA_DIR: await seedDataDir(join(dir, 'data')), LOG_LEVEL: 'silent' }
   const first = await run(TSX, ['scripts/seed.ts'], { env })
   t.match(first.stdout, /^seeded PGlite at .*: 13 cycles \(\d{4}-\d{2}-15 to \d{4}-\d{2}-14\), 3029 rows: 3029 inserted, 0 updated, 0 unchanged\n$/)
 
