@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 
 /**
  * Coverage of src/ through source maps. tsx leaves the original text out of its source maps
- * (`"sourcesContent": [null]`) unless NODE_V8_COVERAGE is set, and tap does not set it: it
+ * (`"sourcesContent": [null]`, or `[""]`) unless NODE_V8_COVERAGE is set, and tap does not set it: it
  * collects coverage through the inspector. tap's report (c8 and v8-to-istanbul) then takes that
  * null for the file's text, maps every range onto an empty file, and shows each src/ file as
  * 100 % covered (or not at all). When tap collects coverage, the source maps tap reads at the end
@@ -18,7 +18,8 @@ if (process.env._TAPJS_PROCESSINFO_COVERAGE_ === '1') {
     const map = findSourceMap(path)
     if (map === undefined) return map
     const payload = map.payload
-    if (payload.sourcesContent !== undefined && payload.sourcesContent.some((text) => text !== null && text !== undefined)) return map
+    // tsx leaves the text out as null, or as '' when its transform came from its cache.
+    if (payload.sourcesContent !== undefined && payload.sourcesContent.some((text) => typeof text === 'string' && text !== '')) return map
     let fixed = withText.get(path)
     if (fixed === undefined) {
       const sourcesContent = payload.sources.map((source) => {
