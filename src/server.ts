@@ -3,11 +3,9 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp, terminalLogger } from './app.js'
 import { loadConfig, type Config } from './config.js'
 import { cycleOf, todayInKenya } from './domain/cycle.js'
+import { shutdownDelayMs } from './shutdown.js'
 import { startLine } from './start-line.js'
 import { startupErrorLine, type StartupContext } from './startup-errors.js'
-
-/** Time beyond the longest request for closing the database and Redis clients (D47). */
-const SHUTDOWN_MARGIN_MS = 10_000
 
 /** D33: a failed start is one line on stderr and exit code 1, never a stack or a JSON log. */
 function cannotStart (err: unknown, context: StartupContext): never {
@@ -42,7 +40,7 @@ try {
 // SIGTERM/SIGINT: in-flight requests finish (D47: up to REQUEST_TIMEOUT_MS plus closing the pools);
 // close-with-grace's own lines go through the app's logger, so every line is JSON.
 closeWithGrace({
-  delay: config.requestTimeoutMs + SHUTDOWN_MARGIN_MS,
+  delay: shutdownDelayMs(config),
   logger: { error: (msg: unknown) => { app.log.error(msg instanceof Error ? { err: msg } : { reason: String(msg) }, 'shutdown') } }
 }, async ({ signal, err }) => {
   if (err !== undefined) app.log.error({ err }, 'closing after an uncaught error')

@@ -9,17 +9,31 @@ import { fuelPrices, type NewFuelPriceRow } from '../src/db/schema.js'
 import { MemorySlidingWindowStore } from '../src/rate-limit/memory-store.js'
 import { openCountingDatabase, type CountingDatabase } from './support/counting-database.js'
 import { checkResponses } from './contract/openapi-validator.js'
+import { pgliteTemplate } from './support/pglite-template.js'
 
 /**
  * Tests run against the embedded PGlite by default and against real PostgreSQL when
- * TEST_DATABASE_URL is set (.ci/run does both). Each test file gets a database of its own: a new
- * in-memory PGlite, or a fresh schema on the server, dropped when the file ends.
+ * TEST_DATABASE_URL is set (.ci/run does both). Each test file gets a database of its own: an
+ * in-memory PGlite loaded from the migrated template (test/support/pglite-template.ts), or a fresh
+ * schema on the server, dropped when the file ends.
  */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL !== undefined && process.env.TEST_DATABASE_URL !== ''
   ? process.env.TEST_DATABASE_URL
   : undefined
 
 export const backend = TEST_DATABASE_URL === undefined ? 'pglite' : 'postgres'
+
+/**
+ * tap options for a test that only means something when the test database is PostgreSQL (COPY,
+ * notifications between replicas): skipped with this reason on PGlite, never replaced there by a
+ * weaker check. Such tests live in test/postgres/ and nowhere else (test/README.md); .ci/run runs
+ * them in its PostgreSQL stage, where a skip fails the run.
+ *
+ *     t.test('[D46] …', postgresOnly, async (t) => { ... })
+ */
+export const postgresOnly: { skip: string | false } = {
+  skip: backend === 'pglite' ? 'PostgreSQL only: runs when TEST_DATABASE_URL is set (.ci/run\'s PostgreSQL stage)' : false
+}
 
 let shared: Promise<CountingDatabase> | undefined
 
@@ -31,8 +45,8 @@ export async function testDatabase (): Promise<CountingDatabase> {
 
 async function createTestDatabase (): Promise<CountingDatabase> {
   if (TEST_DATABASE_URL === undefined) {
-    const database = await openCountingDatabase({ dataDir: 'memory://' })
-    await migrateDatabase(database)
+    // A copy of the migrated template: no initdb and no migrations in this file (test/README.md).
+    const database = await openCountingDatabase({ dataDir: 'memory://', loadDataDir: await pgliteTemplate() })
     t.teardown(async () => { await database.close() })
     return database
   }

@@ -95,7 +95,12 @@ export function postgresDatabase (sql: postgres.Sql, schemaName?: string): Datab
   }
 }
 
-export async function createPglite (dataDir: string): Promise<PGlite> {
+export interface PgliteCreateOptions {
+  /** A data directory dumped by PGlite's dumpDataDir, loaded instead of running initdb (tests' migrated template). */
+  loadDataDir?: Blob
+}
+
+export async function createPglite (dataDir: string, options: PgliteCreateOptions = {}): Promise<PGlite> {
   const onDisk = !dataDir.includes('://')
   if (onDisk) mkdirSync(dataDir, { recursive: true })
   // D36 PGlite memory: V8's baseline WASM compiler only; set before the first compilation.
@@ -104,7 +109,10 @@ export async function createPglite (dataDir: string): Promise<PGlite> {
   if (onDisk && !existsSync(join(dataDir, 'PG_VERSION'))) await initPgliteDataDir(dataDir)
   // Loaded only in this mode: PGlite's bundle is several MB that a PostgreSQL replica never needs.
   const { PGlite } = await import('@electric-sql/pglite')
-  return await PGlite.create(dataDir, { startParams: pgliteStartParams(PGlite.defaultStartParams) })
+  return await PGlite.create(dataDir, {
+    startParams: pgliteStartParams(PGlite.defaultStartParams),
+    ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {})
+  })
 }
 
 export async function pgliteDatabase (client: PGlite): Promise<Database> {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { builtinModules } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, posix, relative } from 'node:path'
@@ -15,6 +15,10 @@ import t from 'tap'
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+// The build stage's context, copied and built by one test and reused by the next.
+const builtDir = mkdtempSync(join(tmpdir(), 'docker-build-'))
+t.teardown(() => rmSync(builtDir, { recursive: true, force: true }))
+const builtContext = join(builtDir, 'app')
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   scripts: Record<string, string>
   dependencies: Record<string, string>
@@ -136,15 +140,13 @@ t.test('the runtime: non-root user, HEALTHCHECK on /v1/health, CMD = npm start w
   t.same(JSON.parse(cmd), pkg.scripts.start?.replace(/^exec /, '').split(' '), 'exec form, the same command as scripts.start')
   // D47: npm start execs node, so a SIGTERM sent to npm reaches the server.
   t.equal(pkg.scripts.start, 'exec node --max-semi-space-size=4 --heap-growing-percent=20 dist/src/server.js')
-  t.match(pkg.scripts.prestart ?? '', /npm run build/, 'npm start builds first; the image has built already')
+  t.equal(pkg.scripts.prestart, 'node scripts/build-if-stale.mjs', 'npm start builds what changed first; the image has built already')
 })
 
 t.test('the build stage, replayed from its own context, gives the runtime every path it needs', async (t) => {
   const build = stageNamed('build') as Stage
   t.ok(build, 'a stage named build')
-  const dir = mkdtempSync(join(tmpdir(), 'docker-build-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const app = join(dir, 'app')
+  const app = builtContext
   // COPY exactly what the build stage copies, minus what .dockerignore keeps out.
   for (const copy of copiesOf(build).filter((c) => c.from === undefined)) {
     for (const source of copy.sources) {
@@ -192,4 +194,18 @@ t.test('the build stage, replayed from its own context, gives the runtime every 
   visit(join(app, 'dist', 'src'))
   for (const name of ['fastify', 'drizzle-orm', '@fastify/swagger-ui', 'prom-client']) t.ok(imported.has(name), `the scan sees ${name}`)
   t.same([...imported].filter((name) => pkg.dependencies[name] === undefined).sort(), [], 'no import needs a dev dependency')
+})
+
+t.test('[D67] npm start\'s build step, in the built context: nothing when nothing changed; a changed server file recompiles the server alone', async (t) => {
+  const buildIfStale = async (): Promise<string> => {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: builtContext, timeout: 240_000 })
+    return stdout + stderr
+  }
+  t.ok(existsSync(join(builtContext, 'dist', '.server-inputs')) && existsSync(join(builtContext, 'dist', '.admin-page-inputs')), 'npm run build recorded what it built')
+  t.equal(await buildIfStale(), 'build: dist/ is up to date\n', 'a start after npm run build compiles nothing')
+  const config = join(builtContext, 'src', 'config.ts')
+  writeFileSync(config, readFileSync(config, 'utf8') + 'export const BUILD_PROBE = 1\n')
+  t.equal(await buildIfStale(), 'build: server (sources changed)\n', 'the server is recompiled, the admin page is not')
+  t.match(readFileSync(join(builtContext, 'dist', 'src', 'config.js'), 'utf8'), /BUILD_PROBE = 1/, 'with the change')
+  t.equal(await buildIfStale(), 'build: dist/ is up to date\n', 'and the next start compiles nothing again')
 })

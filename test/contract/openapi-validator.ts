@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs'
 import { Readable, Transform, pipeline } from 'node:stream'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import type { FastifyInstance } from 'fastify'
-import { parse } from 'yaml'
+import { openApiDocument } from '../support/openapi-document.js'
 
 /**
  * Response validation against openapi.yaml itself (not src/generated): Ajv (JSON Schema 2020-12,
@@ -12,8 +11,6 @@ import { parse } from 'yaml'
  * responses. test/helper.ts's build() attaches `checkResponses` to every app, so every response
  * any test produces — injected or over a socket — is checked for its operation and status.
  */
-
-export const OPENAPI_FILE = new URL('../../openapi.yaml', import.meta.url)
 
 type Json = Record<string, any>
 
@@ -38,10 +35,12 @@ export interface Violation {
   problem: string
 }
 
-interface MediaCheck { validate: ValidateFunction, json: boolean }
+/** A schema compiled on its first use: a test file meets a few operations, not all of them. */
+type LazyValidate = () => ValidateFunction
+interface MediaCheck { validate: LazyValidate, json: boolean }
 interface ResponseCheck {
   content: Map<string, MediaCheck> | undefined
-  headers: Map<string, { validate: ValidateFunction, integer: boolean }>
+  headers: Map<string, { validate: LazyValidate, integer: boolean }>
 }
 interface Operation { id: string, responses: Map<string, ResponseCheck> }
 
@@ -91,8 +90,20 @@ export class OpenApiContract {
     }
   }
 
-  static load (file: URL | string = OPENAPI_FILE): OpenApiContract {
-    return new OpenApiContract(parse(readFileSync(file, 'utf8')) as Json)
+  static load (): OpenApiContract {
+    return new OpenApiContract(openApiDocument())
+  }
+
+  /** Compiles every schema now (schemas are otherwise compiled at their first use); throws the first that does not compile. */
+  compileAll (): number {
+    let count = 0
+    for (const operation of this.operations.values()) {
+      for (const response of operation.responses.values()) {
+        for (const media of response.content?.values() ?? []) { media.validate(); count++ }
+        for (const header of response.headers.values()) { header.validate(); count++ }
+      }
+    }
+    return count
   }
 
   /** The operation a (method, route pattern) belongs to; HEAD is GET without a body. */
@@ -113,7 +124,7 @@ export class OpenApiContract {
   validatorFor (method: string, route: string, status: number, contentType: string): ValidateFunction | undefined {
     const operation = this.operation(method, route)
     if (operation === undefined) return undefined
-    return this.response(operation, status)?.content?.get(mediaTypeOf(contentType))?.validate
+    return this.response(operation, status)?.content?.get(mediaTypeOf(contentType))?.validate()
   }
 
   /**
@@ -138,7 +149,8 @@ export class OpenApiContract {
       const value = res.headers[name]
       if (value === undefined) continue
       const typed = header.integer && /^-?\d+(\.\d+)?$/.test(String(value)) ? Number(value) : String(value)
-      if (!header.validate(typed)) problems.push(`header ${name}: ${JSON.stringify(value)} ${describe(header.validate)}`)
+      const validate = header.validate()
+      if (!validate(typed)) problems.push(`header ${name}: ${JSON.stringify(value)} ${describe(validate)}`)
     }
 
     const bytes = decode(res)
@@ -169,7 +181,8 @@ export class OpenApiContract {
         return problems
       }
     }
-    if (!media.validate(value)) problems.push(`body ${describe(media.validate)}`)
+    const validate = media.validate()
+    if (!validate(value)) problems.push(`body ${describe(validate)}`)
     return problems
   }
 
@@ -187,11 +200,15 @@ export class OpenApiContract {
     return current
   }
 
-  private compile (schema: Json, where: string): ValidateFunction {
-    try {
-      return this.ajv.compile(rewriteRefs(schema))
-    } catch (err) {
-      throw new Error(`openapi.yaml: the schema of ${where} does not compile: ${(err as Error).message}`)
+  private compile (schema: Json, where: string): LazyValidate {
+    let compiled: ValidateFunction | undefined
+    return () => {
+      try {
+        compiled ??= this.ajv.compile(rewriteRefs(schema))
+      } catch (err) {
+        throw new Error(`openapi.yaml: the schema of ${where} does not compile: ${(err as Error).message}`)
+      }
+      return compiled
     }
   }
 }

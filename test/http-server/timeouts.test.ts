@@ -7,9 +7,10 @@ import { TOKEN, multipart, rowCount } from '../fixtures/ingest.js'
 import { connect, head, type RawConnection } from './_raw-http.js'
 
 /**
- * D32: slow and hostile connections are bounded. Timeouts are shortened per test (the defaults
- * are checked as configuration); assertions are about what happens, with generous bounds only
- * to turn "never" into a failure rather than a hang.
+ * D32: slow and hostile connections are bounded. Timeouts are shortened per test, below what the
+ * environment may set, so no test waits long (the defaults are checked as configuration);
+ * assertions are about what happens, with generous bounds only to turn "never" into a failure
+ * rather than a hang.
  */
 
 const TIMEOUT_408 = '{"detail":"Request Timeout"}'
@@ -77,7 +78,7 @@ t.test('[D32] slowloris: 60 connections sending a header byte a second are close
 
 t.test('[D32] a body that stalls is cut off after the body idle timeout; nothing written', async (t) => {
   await resetData()
-  const { port } = await listening(t, { config: { ingestToken: TOKEN, bodyIdleTimeoutMs: 1000, requestTimeoutMs: 60_000 } })
+  const { port } = await listening(t, { config: { ingestToken: TOKEN, bodyIdleTimeoutMs: 300, requestTimeoutMs: 60_000 } })
   const conn = await connect(port)
   t.teardown(() => conn.socket.destroy())
   const form = multipart([{ name: 'file', filename: 'prices.csv', contentType: 'text/csv', body: 'From,To,Town,Super (PMS),Diesel (AGO),Kerosene (IK)\n' }])
@@ -93,7 +94,7 @@ t.test('[D32] a body that stalls is cut off after the body idle timeout; nothing
 })
 
 t.test('[D32] a body that keeps trickling is ended by the request timeout with a 408', async (t) => {
-  const { port } = await listening(t, { config: { ingestToken: TOKEN, headersTimeoutMs: 1000, requestTimeoutMs: 3000, bodyIdleTimeoutMs: 1000 } })
+  const { port } = await listening(t, { config: { ingestToken: TOKEN, headersTimeoutMs: 500, requestTimeoutMs: 1000, bodyIdleTimeoutMs: 1000 } })
   const conn = await connect(port)
   t.teardown(() => conn.socket.destroy())
   conn.socket.write(head('POST /v1/ingest/csv HTTP/1.1', {
@@ -102,7 +103,7 @@ t.test('[D32] a body that keeps trickling is ended by the request timeout with a
     'content-type': 'multipart/form-data; boundary=x',
     'content-length': 10_000
   }))
-  const timer = setInterval(() => { if (!conn.isClosed()) conn.socket.write('x') }, 300) // never idle for 1 s
+  const timer = setInterval(() => { if (!conn.isClosed()) conn.socket.write('x') }, 100) // never idle for 1 s
   t.teardown(() => clearInterval(timer))
   const res = await conn.response(15_000)
   t.equal(res.status, 408)
@@ -124,9 +125,9 @@ t.test('[D32] an idle keep-alive connection is closed after the keep-alive timeo
 
 t.test('[D32] once the body is in, the body idle timeout no longer applies: a slow answer still arrives', async (t) => {
   await resetData()
-  const app = await build(t, { config: { ingestToken: TOKEN, bodyIdleTimeoutMs: 1000 } })
-  // The answer is held back 1.5 s after the whole body was read and the rows written.
-  app.addHook('onSend', async (_request, _reply, payload) => { await sleep(1500); return payload })
+  const app = await build(t, { config: { ingestToken: TOKEN, bodyIdleTimeoutMs: 300 } })
+  // The answer is held back 900 ms, three idle timeouts, after the whole body was read and the rows written.
+  app.addHook('onSend', async (_request, _reply, payload) => { await sleep(900); return payload })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const conn = await connect((app.server.address() as AddressInfo).port)
   t.teardown(() => conn.socket.destroy())

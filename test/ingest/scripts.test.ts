@@ -9,6 +9,7 @@ import { SEED_CYCLES, seedSampleData } from '../../scripts/seed.js'
 import { todayInKenya } from '../../src/domain/cycle.js'
 import { build, resetData, testDatabase } from '../helper.js'
 import { HEADER, TOKEN, csv, rowCount } from '../fixtures/ingest.js'
+import { seedDataDir } from '../support/pglite-template.js'
 import { startServer } from '../support/processes.js'
 
 /** `npm run seed` and `npm run ingest`: the functions in-process, the entry points once each. */
@@ -106,10 +107,11 @@ t.test('[ingest script] posts the file, prints the outcome, exit status says how
   t.match(await cli([jan, '--url', url, '--token', TOKEN]), { code: 1, err: /^cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/ingest\/csv: / })
 })
 
-t.test('[npm run seed] the entry point, on a fresh PGlite data dir: exit 0 and the counts; a bad setting exits 1', async (t) => {
-  // Running it twice is the in-process test above; one process start is enough here.
+t.test('[npm run seed] the entry point, on an empty PGlite data dir: exit 0 and the counts; a bad setting exits 1', async (t) => {
+  // Running it twice is the in-process test above; one process start is enough here. The data
+  // directory holds the migrated, empty template: a new one's initdb is test/db/pglite-memory's.
   const dir = t.testdir({})
-  const env = { ...process.env, DATABASE_URL: '', DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'silent' }
+  const env = { ...process.env, DATABASE_URL: '', DATA_DIR: await seedDataDir(join(dir, 'data')), LOG_LEVEL: 'silent' }
   const first = await run(TSX, ['scripts/seed.ts'], { env })
   t.match(first.stdout, /^seeded PGlite at .*: 13 cycles \(\d{4}-\d{2}-15 to \d{4}-\d{2}-14\), 3029 rows: 3029 inserted, 0 updated, 0 unchanged\n$/)
 
@@ -146,7 +148,7 @@ t.test('[npm run ingest] the entry point finds the service by PORT in .env, and 
 
 t.test('[npm run seed] while the service holds the embedded database, the sample goes through its ingest', async (t) => {
   const dir = t.testdir({})
-  const dataDir = join(dir, 'data')
+  const dataDir = await seedDataDir(join(dir, 'data')) // an existing, empty database: no initdb before the start
   const server = await startServer({
     args: ['--import', 'tsx', join(process.cwd(), 'src/server.ts')],
     cwd: process.cwd(),

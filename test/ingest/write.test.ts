@@ -1,10 +1,9 @@
 import t from 'tap'
 import type { PriceRow } from '../../src/ingest/csv.js'
-import { countRows, cyclesOf, type IngestOutcome } from '../../src/ingest/review.js'
+import { countRows, cyclesOf } from '../../src/ingest/review.js'
 import { writeBatches, writeRows } from '../../src/ingest/write.js'
 import { IngestRejected } from '../../src/domain/errors.js'
 import { cycleCsvBatches } from '../../src/ingest/csv.js'
-import { pricesChangedChannel } from '../../src/db/channels.js'
 import { resetData, testDatabase } from '../helper.js'
 import { rowCount, storedRows } from '../fixtures/ingest.js'
 
@@ -66,79 +65,12 @@ t.test('an empty list is a no-op, a bad batch size a RangeError', async (t) => {
   await t.rejects(countRows(database, [row('A', ...JAN)], { batchSize: 0 }), RangeError)
 })
 
-t.test('[D26] on PostgreSQL a committed ingest notifies the replicas; a rolled-back or dry one does not', async (t) => {
-  const database = await testDatabase()
-  if (database.sql === undefined) {
-    t.pass('PGlite: one process, the route clears its own cache')
-    return
-  }
-  const heard: string[] = []
-  const subscription = await database.sql.listen(pricesChangedChannel(database), (payload) => { heard.push(payload) })
-  t.teardown(async () => { await subscription.unlisten() })
-  const settle = async () => { await new Promise((resolve) => setTimeout(resolve, 200)) }
-
-  await countRows(database, [row('A', ...JAN)])
-  await t.rejects(writeRows(database, [row('A', ...JAN), row('B', ...JAN, '0.00')]))
-  await settle()
-  t.strictSame(heard, [], 'nothing committed, nothing heard')
-  await writeRows(database, [row('A', ...JAN)])
-  await settle()
-  t.strictSame(heard, [''])
-})
-
 t.test('cyclesOf: distinct, newest first', async (t) => {
   t.strictSame(cyclesOf([row('A', ...JAN), row('A', ...FEB), row('B', ...JAN), row('C', '2025-12-15', '2026-01-14')]), [
     { validFrom: '2026-02-15', validTo: '2026-03-14' },
     { validFrom: '2026-01-15', validTo: '2026-02-14' },
     { validFrom: '2025-12-15', validTo: '2026-01-14' }
   ])
-})
-
-t.test('[D46] PostgreSQL: new records are written by COPY; a file touching a stored one is upserted after the savepoint; a refused COPY writes nothing and frees the lock', async (t) => {
-  const database = await testDatabase()
-  if (database.sql === undefined) {
-    t.pass('PGlite: every ingest is the upsert')
-    return
-  }
-  await resetData()
-  const statementsOf = async (batches: Array<readonly PriceRow[]>): Promise<{ outcome: IngestOutcome, seen: string[] }> => {
-    const seen: string[] = []
-    database.onStatement = (text) => { seen.push(text.trim().split(/\s+/).slice(0, 2).join(' ').toUpperCase()) }
-    try {
-      return { outcome: await writeBatches(database, batches), seen }
-    } finally { database.onStatement = undefined }
-  }
-  const fresh = await statementsOf([[row('A', ...JAN), row('B', ...JAN)]])
-  t.strictSame(fresh.seen.filter((s) => /^(SAVEPOINT|COPY|ROLLBACK|RELEASE|WITH)/.test(s)), ['SAVEPOINT BULK_COPY', 'COPY FUEL_PRICES', 'RELEASE SAVEPOINT'], 'new cycle copied, no upsert')
-  t.strictSame(fresh.outcome, { recordsProcessed: 2, inserted: 2, updated: 0, unchanged: 0, cycles: [{ validFrom: '2026-01-15', validTo: '2026-02-14' }] })
-  const [a] = await storedRows()
-
-  // New records in the first batch, a stored one in the last: COPY is refused on the unique key,
-  // the transaction goes back to the savepoint and upserts every row.
-  const overlapping = await statementsOf([[row('C', ...FEB), row('D', ...FEB)], [row('E', ...FEB)], [row('A', ...JAN, '181.00'), row('B', ...JAN)]])
-  t.strictSame(overlapping.seen.filter((s) => /^(SAVEPOINT|COPY|ROLLBACK|RELEASE|WITH)/.test(s)), ['SAVEPOINT BULK_COPY', 'COPY FUEL_PRICES', 'ROLLBACK TO', 'WITH UPSERTED'])
-  t.strictSame(overlapping.outcome, {
-    recordsProcessed: 5,
-    inserted: 3,
-    updated: 1,
-    unchanged: 1,
-    cycles: [{ validFrom: '2026-02-15', validTo: '2026-03-14' }, { validFrom: '2026-01-15', validTo: '2026-02-14' }]
-  })
-  const stored = await storedRows()
-  t.strictSame(stored.map((r) => [r.town, r.valid_from, r.super_petrol]), [
-    ['A', '2026-01-15', '181.00'], ['B', '2026-01-15', '180.50'], ['C', '2026-02-15', '180.50'], ['D', '2026-02-15', '180.50'], ['E', '2026-02-15', '180.50']
-  ])
-  t.equal(stored[0]?.id, a?.id, 'the updated record keeps its id (spec 2)')
-
-  // A row the table's CHECK refuses, in a file of new cycles only (writeRows trusts its
-  // caller; the route never passes such a row): rejected at once, not hung on the stream.
-  const marApr = ['2026-03-15', '2026-04-14'] as const
-  await t.rejects(writeRows(database, [row('A', ...marApr), row('B', ...marApr, '0.00')]), /fuel_prices_prices_check/)
-  t.equal(await rowCount(), 5, 'nothing of the refused file was written')
-  // The advisory lock went with the rolled-back transaction: the next ingest proceeds.
-  const next = await writeRows(database, [row('A', ...marApr)])
-  t.equal(next.inserted, 1)
-  t.equal(await rowCount(), 6)
 })
 
 t.test('[D46] rows are written as they are read: an error of the file after the first batch rolls back what was sent', async (t) => {

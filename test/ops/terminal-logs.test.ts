@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { terminalLogger } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
+import { seedDataDir } from '../support/pglite-template.js'
 import { freePort } from '../support/processes.js'
 
 /** Readable lines at a terminal outside production; JSON lines everywhere else. */
@@ -24,7 +25,8 @@ t.test('the server at a terminal prints readable lines', { skip: existsSync(SCRI
   const port = await freePort()
   const tsx = fileURLToPath(import.meta.resolve('tsx'))
   const server = fileURLToPath(new URL('../../src/server.ts', import.meta.url))
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: 'memory://', LOG_LEVEL: 'info' }
+  const dataDir = await seedDataDir(join(dir, 'data')) // an existing database: no initdb before the start line
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' }
   // The server under script's terminal is not this process's child: its pid is written down
   // (`exec` keeps the shell's) so the teardown can stop it.
   const pidFile = join(dir, 'pid')

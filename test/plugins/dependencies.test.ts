@@ -2,7 +2,7 @@ import Fastify, { type FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import t from 'tap'
 import { buildApp, servicePlugins, type ServicePlugin } from '../../src/app.js'
-import { testConfig } from '../helper.js'
+import { testConfig, testDatabase } from '../helper.js'
 import readCache from '../../src/read-cache/index.js'
 import pricesRepository from '../../src/db/prices-plugin.js'
 import errors from '../../src/errors/index.js'
@@ -43,7 +43,7 @@ t.test('a plugin swapped for an empty one of the same name satisfies its dependa
   const config = testConfig()
   const empty = (name: string): ServicePlugin => ({ name, plugin: fp(async () => {}, { name }) })
   const plugins = servicePlugins({ config }).map((p) => p.name === 'cors' ? empty('cors') : p)
-  const app = await buildApp({ config, plugins })
+  const app = await buildApp({ config, plugins, database: await testDatabase() })
   t.teardown(async () => { await app.close() })
   const res = await app.inject({ method: 'GET', url: '/v1/health', headers: { origin: 'https://fuelkenya.com' } })
   t.equal(res.statusCode, 200)

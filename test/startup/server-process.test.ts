@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { needs, TEST_POSTGRES_URL } from '../services.js'
+import { seedDataDir } from '../support/pglite-template.js'
 
 /** D33/D35: the server started as a real process (from source through tsx, as test/replicas does). */
 const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url))
@@ -46,8 +47,9 @@ async function busyPort (t: Test): Promise<number> {
 
 t.test('[D33] the port already in use', async (t) => {
   const port = await busyPort(t)
-  const dir = mkdtempSync(join(tmpdir(), 'fuel-d33-'))
-  assertOneLine(t, await runServer({ PORT: String(port), DATA_DIR: join(dir, 'data') }), `Cannot start: port ${port} is already in use on 127.0.0.1 (PORT, HOST)`)
+  // An existing database, so the start reaches the listen without an initdb first.
+  const dataDir = await seedDataDir(join(mkdtempSync(join(tmpdir(), 'fuel-d33-')), 'data'))
+  assertOneLine(t, await runServer({ PORT: String(port), DATA_DIR: dataDir }), `Cannot start: port ${port} is already in use on 127.0.0.1 (PORT, HOST)`)
 })
 
 t.test('[D33] a DATA_DIR that cannot be created', async (t) => {
@@ -77,6 +79,7 @@ t.test('[D33] a database that does not exist', await needs('postgres'), async (t
 t.test('[D35] .env in the working directory is read; the environment wins', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'fuel-d35-'))
   const port = await busyPort(t)
+  await seedDataDir(join(dir, 'data')) // an existing database: three starts without an initdb
   writeFileSync(join(dir, '.env'), `PORT=${port}\nDATA_DIR=${join(dir, 'data')}\n`)
   // PORT from .env is the busy port: the start fails naming it.
   assertOneLine(t, await runServer({}, dir), `Cannot start: port ${port} is already in use on 127.0.0.1 (PORT, HOST)`)
@@ -84,7 +87,7 @@ t.test('[D35] .env in the working directory is read; the environment wins', asyn
   const run = await runServer({ PORT: '0' }, dir, true)
   t.equal(run.stderr, '')
   t.match(run.stdout, /Server listening at http:\/\/127\.0\.0\.1:\d+/)
-  // D50 through the real start (same DATA_DIR, now initialised): the line shows even when silent.
+  // D50 through the real start: the line shows even when silent.
   const silent = await runServer({ PORT: '0', LOG_LEVEL: 'silent' }, dir, true)
   t.equal(silent.stderr, '')
   t.match(silent.stdout, /^\{"level":30,"time":\d+,"pid":\d+,"hostname":"[^"]*","msg":"Server listening at http:\/\/127\.0\.0\.1:\d+"\}\n$/, 'only the start line')

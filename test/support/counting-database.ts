@@ -11,7 +11,12 @@ export interface CountingDatabase extends Database {
   onStatement: ((text: string, params: readonly unknown[]) => void) | undefined
 }
 
-export async function openCountingDatabase (options: DatabaseOptions): Promise<CountingDatabase> {
+export interface CountingDatabaseOptions extends DatabaseOptions {
+  /** PGlite only: a dumped data directory to start from (the migrated template) instead of initdb. */
+  loadDataDir?: Blob
+}
+
+export async function openCountingDatabase (options: CountingDatabaseOptions): Promise<CountingDatabase> {
   let count = 0
   const seen = (text: string, params: readonly unknown[]): void => {
     count++
@@ -24,7 +29,7 @@ export async function openCountingDatabase (options: DatabaseOptions): Promise<C
     base = postgresDatabase(sql, options.schema)
   } else {
     // PGlite has no such hook: count at its three entry points, so nothing Drizzle sends is missed.
-    const client = await createPglite(options.dataDir ?? 'memory://')
+    const client = await createPglite(options.dataDir ?? 'memory://', { ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}) })
     const query = client.query.bind(client)
     const exec = client.exec.bind(client)
     const transaction = client.transaction.bind(client)

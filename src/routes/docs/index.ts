@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import swagger from '@fastify/swagger'
+import swagger, { type StaticDocumentSpec } from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import fp from 'fastify-plugin'
@@ -13,14 +13,18 @@ const OPENAPI_PATH = join(projectRoot(), 'openapi.yaml')
 /** Swagger UI's home; the app exempts it from rate limiting. */
 export const DOCS_PREFIX = '/docs'
 
+/** openapi.yaml as the first app of this process parsed it: later apps (tests build hundreds) reuse it. */
+let parsed: { yamlText: string, document: StaticDocumentSpec['document'], json: string } | undefined
+
 /** The contract as maintained (static mode, nothing derived from routes); Swagger UI without a CDN. */
 const docs: FastifyPluginAsyncTypebox = async (app) => {
   const path = OPENAPI_PATH
-  const yamlText = readFileSync(path, 'utf8')
+  const yamlText = parsed?.yamlText ?? readFileSync(path, 'utf8')
 
-  await app.register(swagger, { mode: 'static', specification: { path, baseDir: dirname(path) } })
-  const document = app.swagger() as { servers?: Array<{ url: string }> }
-  const json = JSON.stringify(document)
+  await app.register(swagger, { mode: 'static', specification: parsed === undefined ? { path, baseDir: dirname(path) } : { document: parsed.document } })
+  parsed ??= { yamlText, document: app.swagger() as StaticDocumentSpec['document'], json: JSON.stringify(app.swagger()) }
+  const document = parsed.document as { servers?: Array<{ url: string }> }
+  const json = parsed.json
 
   app.route({
     ...operations.getOpenApiJson,

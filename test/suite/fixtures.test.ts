@@ -1,0 +1,44 @@
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { sql } from 'drizzle-orm'
+import t from 'tap'
+import { createPglite, openDatabase, pgliteDatabase, rowsOf } from '../../src/db/client.js'
+import { migrateDatabase } from '../../src/db/migrate.js'
+import { openApiDocument } from '../support/openapi-document.js'
+import { pgliteTemplate, seedDataDir, templatePath } from '../support/pglite-template.js'
+
+/** The fixtures made once per run (test/support/pglite-template.ts, openapi-document.ts). */
+const journal = JSON.parse(readFileSync(new URL('../../drizzle/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] }
+
+const migrationsApplied = async (database: Awaited<ReturnType<typeof openDatabase>>): Promise<number> =>
+  Number(rowsOf<{ n: number }>(await database.db.execute(sql`SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations`))[0]?.n)
+
+t.test('the PGlite template: every migration applied, no rows, and each copy its own database', async (t) => {
+  t.match(templatePath(), /node_modules\/\.cache\/fuel-price-service\/pglite-migrated-[0-9a-f]{16}\.tar$/)
+  const open = async (): Promise<Awaited<ReturnType<typeof openDatabase>>> => {
+    const database = await pgliteDatabase(await createPglite('memory://', { loadDataDir: await pgliteTemplate() }))
+    t.teardown(async () => { await database.close() })
+    return database
+  }
+  const [a, b] = [await open(), await open()]
+  t.equal(await migrationsApplied(a), journal.entries.length, 'the migrations of drizzle/, all applied')
+  t.equal(rowsOf<{ n: number }>(await a.db.execute(sql`SELECT count(*)::int AS n FROM fuel_prices`))[0]?.n, 0)
+  await a.db.execute(sql`INSERT INTO fuel_prices (town, super_petrol, diesel, kerosene, valid_from, valid_to) VALUES ('Nairobi', 1, 1, 1, '2026-01-15', '2026-02-14')`)
+  t.equal(rowsOf<{ n: number }>(await b.db.execute(sql`SELECT count(*)::int AS n FROM fuel_prices`))[0]?.n, 0, 'a row written in one copy is not in another')
+})
+
+t.test('seedDataDir: a DATA_DIR the service opens as an existing, migrated database', async (t) => {
+  const dataDir = await seedDataDir(join(mkdtempSync(join(tmpdir(), 'fuel-seeded-')), 'data'))
+  const database = await openDatabase({ dataDir })
+  t.teardown(async () => { await database.close() })
+  t.equal(await migrationsApplied(database), journal.entries.length)
+  await migrateDatabase(database) // what every start does: nothing left to apply
+  t.equal(await migrationsApplied(database), journal.entries.length)
+})
+
+t.test('openApiDocument: openapi.yaml as parsed, the same object for every caller of a process', async (t) => {
+  const document = openApiDocument()
+  t.equal(document.openapi, '3.1.0')
+  t.equal(openApiDocument(), document)
+})

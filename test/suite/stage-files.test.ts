@@ -1,0 +1,47 @@
+import { join } from 'node:path'
+import t from 'tap'
+import { formatTimes, readTimes } from '../../scripts/test-times.js'
+import { RUNTIME_SENSITIVE, reachesHelper, stageFiles, testFiles } from '../../scripts/test-files.js'
+
+/** scripts/test-files.ts picks each CI stage's files; scripts/test-times.ts reads a run's times. */
+const ROOT = new URL('../..', import.meta.url).pathname
+
+t.test('every test file tap runs, test/replicas/ and fixtures aside', async (t) => {
+  const files = testFiles()
+  t.ok(files.includes('test/routes/prices.test.ts'))
+  t.ok(files.includes('test/postgres/copy.test.ts'))
+  t.same(files.filter((f) => f.startsWith('test/replicas/') || f.includes('/fixtures/') || !f.endsWith('.test.ts')), [])
+})
+
+t.test('the PostgreSQL stage: the files whose imports reach test/helper.ts, directly or through a fixture', async (t) => {
+  const database = stageFiles('database')
+  t.ok(database.includes('test/postgres/copy.test.ts'), 'test/postgres/ is in it')
+  t.ok(database.includes('test/routes/prices.test.ts'), 'a route test (helper.js directly)')
+  t.ok(reachesHelper(join(ROOT, 'test/startup/npm-start.test.ts')), 'through test/fixtures/ingest.ts alone too')
+  t.notOk(database.includes('test/domain/cycle.test.ts'), 'not a test of pure logic')
+  t.notOk(database.includes('test/db/pglite-memory.test.ts'), 'not a test of PGlite itself')
+  t.same(database.filter((f) => !reachesHelper(join(ROOT, f))), [])
+})
+
+t.test('the Node 24 stage: the files under the runtime-sensitive places', async (t) => {
+  const runtime = stageFiles('runtime')
+  t.ok(runtime.includes('test/http-server/timeouts.test.ts'))
+  t.ok(runtime.includes('test/routes/ingest-large.test.ts'), 'uploads, by name')
+  t.notOk(runtime.includes('test/routes/prices.test.ts'))
+  t.notOk(runtime.includes('test/contract/linters.test.ts'))
+  t.same(runtime.filter((f) => !RUNTIME_SENSITIVE.some((p) => f.startsWith(p))), [])
+  t.throws(() => stageFiles('nightly'), { message: 'unknown stage "nightly": database or runtime' })
+})
+
+t.test('test:times: each file\'s own time (its last top-level # time=), slowest first', async (t) => {
+  const dir = t.testdir({
+    test: {
+      'a.test.ts.tap': '# Subtest: x\n    ok 1 - x # time=900ms\nok 1 - x # time=901ms\n1..1\n# time=1500.5ms\n',
+      'b.test.ts.tap': 'not ok 1 - y\n1..1\n# time=250ms\n',
+      'nothing.tap': 'TAP version 14\n'
+    }
+  })
+  const times = readTimes(dir)
+  t.same(times.map((f) => [f.file, f.ms, f.ok]), [['test/a.test.ts', 1500.5, true], ['test/b.test.ts', 250, false]])
+  t.equal(formatTimes(times, 1), '    1.5 s  test/a.test.ts\n2 files; their times add up to 1.8 s (files run in parallel, so the run took less)')
+})
