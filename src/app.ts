@@ -7,6 +7,7 @@ import { clientErrorHandler } from './http-server/client-errors.js'
 import { AccessLog } from './logging/access-log.js'
 import { lazyChildLoggerFactory } from './logging/lazy-logger.js'
 import { createServiceLogger, type LoggerSetting } from './logging/service-logger.js'
+import { prettyDestination } from './logging/log-destination.js'
 import { timeoutServerOptions } from './http-server/timeouts.js'
 import type { Database } from './db/client.js'
 import cacheInvalidation from './read-cache/invalidation.js'
@@ -75,9 +76,12 @@ export function terminalLogger (config: Config, isTTY: boolean | undefined, node
   if (isTTY !== true || nodeEnv === 'production') return undefined
   return {
     level: config.logLevel,
-    transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: true } }
+    stream: prettyDestination(PRETTY_OPTIONS)
   }
 }
+
+/** How pino-pretty shows a line at a terminal: the time of day, no pid or host. */
+export const PRETTY_OPTIONS = { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: true }
 
 /** Logger options as given (tests pass their own stream), always with LOG_REDACT added. */
 export function loggerOptions (config: Config, logger: LoggerSetting): LoggerSetting {

@@ -1,16 +1,18 @@
+import { spawnSync } from 'node:child_process'
 import { accessSync, constants } from 'node:fs'
 import net from 'node:net'
 import tls from 'node:tls'
 import t from 'tap'
 
 /**
- * The outside services a few test files need (Redis, Chromium), found or not within 2 s, so
+ * The outside services a few test files need (Redis, Chromium, PostgreSQL, a pseudo-terminal), found or not within 2 s, so
  * `npm test` on a machine with only Node skips those tests with a one-line reason instead of
  * waiting for tap's timeout (D34). Under REQUIRE_SERVICES=1 (.ci/run) a missing service is a
  * failure of the file, not a skip; the tests that need it are still skipped, so nothing hangs.
  */
 export const TEST_REDIS_URL = nonEmpty(process.env.TEST_REDIS_URL) ?? 'redis://127.0.0.1:6379'
 export const CHROMIUM_PATH = nonEmpty(process.env.CHROMIUM_PATH) ?? '/usr/bin/chromium'
+export const PYTHON = nonEmpty(process.env.PYTHON) ?? 'python3'
 export const REQUIRE_SERVICES = process.env.REQUIRE_SERVICES === '1'
 
 /**
@@ -20,7 +22,7 @@ export const REQUIRE_SERVICES = process.env.REQUIRE_SERVICES === '1'
  */
 const PROBE_TIMEOUT_MS = REQUIRE_SERVICES ? 15_000 : 2000
 
-export type Service = 'redis' | 'chromium' | 'postgres'
+export type Service = 'redis' | 'chromium' | 'postgres' | 'pty'
 
 /** Why Redis cannot be used (undefined when it answers PING within the timeout). */
 export async function redisUnavailable (url = TEST_REDIS_URL, timeoutMs = PROBE_TIMEOUT_MS): Promise<string | undefined> {
@@ -94,6 +96,13 @@ export async function postgresUnavailable (url = TEST_POSTGRES_URL, timeoutMs = 
   })
 }
 
+/** Why no pseudo-terminal can be made (Node has none of its own; python3's `pty` module gives one). */
+export function ptyUnavailable (python = PYTHON): string | undefined {
+  const probe = spawnSync(python, ['-c', 'import os, pty; os.openpty()'], { encoding: 'utf8', timeout: PROBE_TIMEOUT_MS })
+  if (probe.error !== undefined) return `${python} not found to give a process a pseudo-terminal (set PYTHON)`
+  return probe.status === 0 ? undefined : `${python} cannot open a pseudo-terminal: ${probe.stderr.trim().split('\n').pop() ?? ''}`
+}
+
 const probes = new Map<Service, Promise<string | undefined>>()
 
 /** The reason a service is missing, probed once per test process. */
@@ -102,7 +111,9 @@ export async function unavailable (service: Service): Promise<string | undefined
   if (probe === undefined) {
     probe = service === 'redis'
       ? redisUnavailable()
-      : service === 'postgres' ? postgresUnavailable() : Promise.resolve(chromiumUnavailable())
+      : service === 'postgres'
+        ? postgresUnavailable()
+        : Promise.resolve(service === 'pty' ? ptyUnavailable() : chromiumUnavailable())
     probes.set(service, probe)
   }
   return await probe
