@@ -235,7 +235,8 @@ export const WithdrawCycleResponses = {
   404: ErrorResponse,
   422: ValidationError,
   429: ErrorResponse,
-  500: ErrorResponse
+  500: ErrorResponse,
+  507: ErrorResponse
 }
 
 export const GetHealthQuery = Type.Object({})
@@ -255,7 +256,8 @@ export const IngestCsvResponses = {
   415: ErrorResponse,
   422: ValidationError,
   429: ErrorResponse,
-  500: ErrorResponse
+  500: ErrorResponse,
+  507: ErrorResponse
 }
 
 export const DryRunIngestCsvQuery = Type.Object({})
@@ -268,7 +270,8 @@ export const DryRunIngestCsvResponses = {
   415: ErrorResponse,
   422: ValidationError,
   429: ErrorResponse,
-  500: ErrorResponse
+  500: ErrorResponse,
+  507: ErrorResponse
 }
 
 export const GetOpenApiJsonQuery = Type.Object({})

@@ -1,58 +1,8 @@
-import { fileURLToPath } from 'node:url'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { needs } from '../services.js'
-import { cpuSeconds, freePort, rawGet, sleep } from '../support/processes.js'
-import { startOnTerminal, type TerminalProcess } from '../support/pty.js'
+import { EXIT_BUDGET_MS, exitWithin, serverOnTerminal } from './_lost-terminal.js'
 
-/**
- * D60: a server whose terminal goes away, on a real pseudo-terminal that is closed under it. On
- * Node 20 both log modes used to end in a process that spun at full CPU and ignored SIGTERM.
- */
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const TSX = fileURLToPath(import.meta.resolve('tsx'))
-const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url))
-
-/** Ample for a start with migrations and a clean shutdown on a loaded 2-core machine; a spinning process never gets there. */
-const EXIT_BUDGET_MS = 30_000
-
-type Mode = 'json' | 'pretty'
-
-/** JSON lines in production; pino-pretty's lines at a terminal outside it. */
-const MODE_ENV: Record<Mode, NodeJS.ProcessEnv> = {
-  json: { NODE_ENV: 'production', INGEST_TOKEN: 'lost-terminal-token-0123456789abcdef' },
-  pretty: { NODE_ENV: 'development' }
-}
-const LISTENING: Record<Mode, RegExp> = {
-  json: /\{"level":30,.*"msg":"Server listening at http:\/\/127\.0\.0\.1:\d+"\}/,
-  pretty: /\[\d{2}:\d{2}:\d{2}\] .*INFO.*: .*Server listening at http:\/\/127\.0\.0\.1:\d+/
-}
-
-async function serverOnTerminal (t: Test, mode: Mode, controlling: boolean): Promise<{ server: TerminalProcess, url: string }> {
-  const port = await freePort()
-  const server = await startOnTerminal({
-    command: [process.execPath, '--import', TSX, SERVER],
-    cwd: ROOT,
-    controlling,
-    // debug: every request writes an access line, so the lost terminal is written to after it went
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: 'memory://', LOG_LEVEL: 'debug', ...MODE_ENV[mode] }
-  })
-  t.teardown(server.kill)
-  const url = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 300 && !LISTENING[mode].test(server.output()); i++) await sleep(100)
-  t.match(server.output(), LISTENING[mode], `${mode} lines at the terminal`)
-  t.equal((await rawGet(`${url}/v1/health`)).status, 200)
-  return { server, url }
-}
-
-/** The exit code, or 'still running' once the budget is spent. */
-async function exitWithin (server: TerminalProcess, ms: number): Promise<number | 'still running'> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<'still running'>((resolve) => { timer = setTimeout(() => resolve('still running'), ms) })
-  const code = await Promise.race([server.exited, late])
-  clearTimeout(timer)
-  return code
-}
+/** D60: the terminal the server was started from is closed (a SIGHUP), in both log modes. */
 
 t.test('[D60] the terminal hangs up: SIGHUP shuts the server down cleanly, exit code 0', await needs('pty'), async (t) => {
   for (const mode of ['json', 'pretty'] as const) {
@@ -60,25 +10,6 @@ t.test('[D60] the terminal hangs up: SIGHUP shuts the server down cleanly, exit 
       const { server } = await serverOnTerminal(t, mode, true)
       await server.hangUp()
       t.equal(await exitWithin(server, EXIT_BUDGET_MS), 0, 'exited by itself, neither killed nor spinning')
-    })
-  }
-})
-
-t.test('[D60] the terminal goes away without a SIGHUP: the server keeps serving, idles, and honours SIGTERM', await needs('pty'), async (t) => {
-  for (const mode of ['json', 'pretty'] as const) {
-    await t.test(mode, async (t) => {
-      const { server, url } = await serverOnTerminal(t, mode, false)
-      await server.hangUp()
-      // each request's access line now meets a terminal that answers EIO
-      t.equal((await rawGet(`${url}/v1/health`)).status, 200, 'serves after its log lines failed')
-      t.equal((await rawGet(`${url}/v1/towns`)).status, 200)
-      const before = cpuSeconds(server.pid) as number
-      await sleep(1000)
-      const used = (cpuSeconds(server.pid) as number) - before
-      t.ok(used < 0.3, `idle: ${used.toFixed(2)} s of CPU in a second (a spin is about 1)`)
-      t.equal((await rawGet(`${url}/v1/health`)).status, 200, 'still serving')
-      process.kill(server.pid, 'SIGTERM')
-      t.equal(await exitWithin(server, EXIT_BUDGET_MS), 0, 'SIGTERM: a clean shutdown, exit code 0')
     })
   }
 })
