@@ -53,7 +53,7 @@ closeWithGrace({
   skip: ['SIGSEGV', 'SIGBUS', 'SIGFPE', 'SIGILL'],
   logger: { error: (msg: unknown) => { app.log.error(msg instanceof Error ? { err: msg } : { reason: String(msg) }, 'shutdown') } }
 }, async ({ signal, err }) => {
-  armShutdownDeadline(graceMs)
+  await armShutdownDeadline(graceMs)
   if (err !== undefined) app.log.error({ err }, 'closing after an uncaught error')
   else app.log.info({ signal }, 'shutting down')
   await app.close()

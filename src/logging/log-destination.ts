@@ -1,4 +1,4 @@
-import { closeSync, writeSync } from 'node:fs'
+import { closeSync, openSync, writeSync } from 'node:fs'
 import { isatty } from 'node:tty'
 import { pino, type DestinationStream } from 'pino'
 import { prettyFactory, type PrettyOptions } from 'pino-pretty'
@@ -61,9 +61,11 @@ export function prettyDestination (options: PrettyOptions, fd = 1): OutputDestin
 const startedAtTerminal = [0, 1, 2].filter((fd) => isatty(fd))
 
 /**
- * Closes stdin, stdout and stderr where they were a terminal that has since hung up. Call it as the
- * process exits: Node 20 restores a terminal's settings at exit and aborts when the terminal
- * answers EIO, and that abort never ends (D60); Node skips a descriptor that is closed.
+ * Points stdin, stdout and stderr at /dev/null where they were a terminal that has since hung up.
+ * Call it as the process exits: Node 20 restores a terminal's settings at exit and aborts when the
+ * terminal answers EIO, and that abort never ends (D60); Node skips a descriptor that is now
+ * another file. Reopened at once, so no descriptor another thread opens meanwhile takes the number
+ * (libuv aborts when it later closes a descriptor of 0, 1 or 2).
  */
 export function releaseLostTerminal (): void {
   for (const fd of startedAtTerminal) {
@@ -71,7 +73,9 @@ export function releaseLostTerminal (): void {
     try {
       closeSync(fd)
     } catch {
-      // already closed: nothing for Node to restore
+      continue // already closed: nothing for Node to restore
     }
+    const reopened = openSync('/dev/null', 'r+')
+    if (reopened !== fd) closeSync(reopened) // another thread took the number first
   }
 }

@@ -15,7 +15,7 @@ async function run (body: string): Promise<{ code: number | null, signal: NodeJS
 }
 
 t.test('[D60] a main thread stuck in a loop is killed at the deadline, with one line saying so', async (t) => {
-  const { code, signal, stderr } = await run('armShutdownDeadline(300)\nfor (;;) {}')
+  const { code, signal, stderr } = await run('await armShutdownDeadline(300)\nfor (;;) {}')
   t.equal(code, null)
   t.equal(signal, 'SIGKILL')
   const lines = stderr.trim().split('\n')
@@ -24,5 +24,5 @@ t.test('[D60] a main thread stuck in a loop is killed at the deadline, with one 
 })
 
 t.test('[D60] the watchdog does not keep a process alive: it ends by itself with its own code', async (t) => {
-  t.same(await run('armShutdownDeadline(60_000)\nprocess.exitCode = 3'), { code: 3, signal: null, stderr: '' })
+  t.same(await run('await armShutdownDeadline(60_000)\nprocess.exitCode = 3'), { code: 3, signal: null, stderr: '' })
 })
