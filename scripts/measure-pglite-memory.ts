@@ -1,6 +1,7 @@
 /**
  * `npx tsx scripts/measure-pglite-memory.ts [--load-seconds 20]`: the embedded default's memory (D36
- * PGlite memory settings): VmRSS idle, seeded and after a mixed load, and VmHWM. Build first.
+ * PGlite memory settings): VmRSS idle, seeded, after one upload as large as MAX_UPLOAD_BYTES
+ * allows, and after a mixed load, and VmHWM. Build first.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -15,12 +16,14 @@ import { loadSampleTowns, sampleCycles } from './sample/generate.js'
 
 const TOKEN = 'measure-token'
 const MB = 1024 * 1024
+/** The service's default MAX_UPLOAD_BYTES: the largest upload it takes. */
+const MAX_UPLOAD_BYTES = 10 * MB
 const ROOT = projectRoot()
 
 /** The arguments of package.json's `start` after `node`, so this runs the server as it runs. */
 function productionStartArgs (): string[] {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
-  const [command, ...args] = pkg.scripts.start.trim().split(/\s+/)
+  const [command, ...args] = pkg.scripts.start.trim().replace(/^exec\s+/, '').split(/\s+/) // `exec` hands npm's signals to node
   if (command !== 'node') throw new Error(`package.json start is not a plain node command: ${pkg.scripts.start}`)
   return args
 }
@@ -111,6 +114,25 @@ async function ingest (url: string, csv: string): Promise<number> {
   return res.status
 }
 
+/** Twenty years of cycles ending two years before today's, for as many towns (the sample's, then numbered
+ * copies) as `maxBytes` of CSV holds. */
+function largestUpload (sampleTowns: string[], maxBytes: number): { csv: string, rows: number } {
+  const cycles = 240
+  const current = cycleOf(todayInKenya())
+  const [y, m] = current.validFrom.split('-').map(Number) as [number, number]
+  const lastValidFrom = cycleStartingIn(y * 12 + m - 1 - 24).validFrom
+  const towns = (count: number): string[] => Array.from({ length: count }, (_, i) => `${sampleTowns[i % sampleTowns.length] ?? 'Town'}${i < sampleTowns.length ? '' : ` ${Math.floor(i / sampleTowns.length) + 1}`}`)
+  const target = maxBytes - 1024 // room for the multipart framing
+  let count = sampleTowns.length
+  let csv = sampleCycles({ towns: towns(count), cycles, lastValidFrom })
+  for (let i = 0; i < 4; i++) { // rows are nearly of one length: a few proportional steps land just under
+    count = Math.floor(count * target / Buffer.byteLength(csv) * (i < 3 ? 1 : 0.999))
+    csv = sampleCycles({ towns: towns(count), cycles, lastValidFrom })
+  }
+  while (Buffer.byteLength(csv) > target) csv = sampleCycles({ towns: towns(--count), cycles, lastValidFrom })
+  return { csv, rows: count * cycles }
+}
+
 async function mixedLoad (url: string, seconds: number): Promise<{ requests: number, failures: number, ingests: number }> {
   const towns = loadSampleTowns()
   const paths = ['/v1/prices/latest', '/v1/towns', '/v1/prices?limit=100', '/v1/prices?limit=100&offset=1000',
@@ -157,6 +179,11 @@ async function main (): Promise<void> {
     console.log(`seeded in ${Date.now() - seedBegan} ms`)
     server = await start(dataDir)
     console.log(`seeded data directory: started in ${server.startMs} ms, RSS when ready ${mb(server.readyRss)}, idle ${mb(await idleRss(server.pid))}`)
+    const upload = largestUpload(loadSampleTowns(), MAX_UPLOAD_BYTES)
+    const uploadBegan = Date.now()
+    const status = await ingest(server.url, upload.csv)
+    const afterUpload = memory(server.pid)
+    console.log(`one ${mb(Buffer.byteLength(upload.csv))} upload (${upload.rows} rows, ${status}, ${Date.now() - uploadBegan} ms): RSS ${mb(afterUpload.rss)}, peak ${mb(afterUpload.hwm)}, idle 3 s later ${mb(await idleRss(server.pid))}`)
     const load = await mixedLoad(server.url, seconds)
     const after = memory(server.pid)
     console.log(`after ${seconds} s mixed load (${load.requests} reads, ${load.ingests} ingests, ${load.failures} failures): RSS ${mb(after.rss)}, peak ${mb(after.hwm)}`)

@@ -6,7 +6,8 @@ import type { Config } from './config.js'
 import { clientErrorHandler } from './http-server/client-errors.js'
 import { AccessLog } from './logging/access-log.js'
 import { lazyChildLoggerFactory } from './logging/lazy-logger.js'
-import { createServiceLogger, type LoggerSetting } from './logging/service-logger.js'
+import { createServiceLogger, flushRepeatedFailures, type LoggerSetting } from './logging/service-logger.js'
+import { prettyDestination } from './logging/log-destination.js'
 import { timeoutServerOptions } from './http-server/timeouts.js'
 import type { Database } from './db/client.js'
 import cacheInvalidation from './read-cache/invalidation.js'
@@ -77,9 +78,12 @@ export function terminalLogger (config: Config, isTTY: boolean | undefined, node
   if (isTTY !== true || nodeEnv === 'production') return undefined
   return {
     level: config.logLevel,
-    transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: true } }
+    stream: prettyDestination(PRETTY_OPTIONS)
   }
 }
+
+/** How pino-pretty shows a line at a terminal: the time of day, no pid or host. */
+export const PRETTY_OPTIONS = { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: true }
 
 /** Logger options as given (tests pass their own stream), always with LOG_REDACT added. */
 export function loggerOptions (config: Config, logger: LoggerSetting): LoggerSetting {
@@ -107,7 +111,7 @@ export function servicePlugins (options: AppOptions): ServicePlugin[] {
     { name: 'cors', plugin: cors, options: { origins: config.corsOrigins } },
     { name: 'rate-limit', plugin: rateLimit, options: { store: options.rateLimitStore, redisUrl: config.redisUrl, exemptPrefixes: [DOCS_PREFIX] } },
     { name: 'http-server', plugin: httpServer, options: { idleMs: config.bodyIdleTimeoutMs, maxUploadBytes: config.maxUploadBytes } },
-    { name: 'errors', plugin: errors },
+    { name: 'errors', plugin: errors, options: { dataDir: config.databaseUrl === undefined && !config.dataDir.includes('://') ? config.dataDir : undefined } },
     { name: 'database', plugin: database, options: { config, database: options.database } },
     { name: 'prices-repository', plugin: pricesRepository },
     { name: 'cycles-repository', plugin: cyclesRepository },
@@ -153,7 +157,10 @@ export async function buildApp (options: BuildAppOptions): Promise<FastifyInstan
   const log = createServiceLogger(loggerOptions(options.config, options.logger))
   const app = Fastify(serverOptions(options.config, log)).withTypeProvider<TypeBoxTypeProvider>()
   // D45 logging: Fastify's logger is off, so `app.log` (inherited by every plugin) is set to ours.
-  if (log !== undefined) app.log = log
+  if (log !== undefined) {
+    app.log = log
+    app.addHook('onClose', (_instance, done) => { flushRepeatedFailures(log); done() })
+  }
   await app.register(service, options)
   return app
 }

@@ -3,9 +3,14 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp, terminalLogger } from './app.js'
 import { loadConfig, type Config } from './config.js'
 import { cycleOf, todayInKenya } from './domain/cycle.js'
+import { releaseLostTerminal } from './logging/log-destination.js'
+import { armShutdownDeadline } from './shutdown-deadline.js'
 import { shutdownDelayMs } from './shutdown.js'
 import { startLine } from './start-line.js'
 import { startupErrorLine, type StartupContext } from './startup-errors.js'
+
+/** close-with-grace's own timer ends a slow shutdown this long before the hard deadline does (D60). */
+const HARD_DEADLINE_LEAD_MS = 1000
 
 /** D33: a failed start is one line on stderr and exit code 1, never a stack or a JSON log. */
 function cannotStart (err: unknown, context: StartupContext): never {
@@ -37,16 +42,22 @@ try {
   cannotStart(err, config)
 }
 
-// SIGTERM/SIGINT: in-flight requests finish (D47: up to REQUEST_TIMEOUT_MS plus closing the pools);
-// close-with-grace's own lines go through the app's logger, so every line is JSON.
+// SIGTERM/SIGINT/SIGHUP: in-flight requests finish (D47: up to REQUEST_TIMEOUT_MS plus closing the
+// pools), and a lost terminal (SIGHUP) is a shutdown like any other (D60); close-with-grace's own
+// lines go through the app's logger, so every line is JSON.
+const graceMs = shutdownDelayMs(config)
 closeWithGrace({
-  delay: shutdownDelayMs(config),
+  delay: graceMs - HARD_DEADLINE_LEAD_MS,
+  // A fault signal handled in JavaScript returns to the faulting instruction and spins: a crash stays a crash (D60).
+  skip: ['SIGSEGV', 'SIGBUS', 'SIGFPE', 'SIGILL'],
   logger: { error: (msg: unknown) => { app.log.error(msg instanceof Error ? { err: msg } : { reason: String(msg) }, 'shutdown') } }
 }, async ({ signal, err }) => {
+  await armShutdownDeadline(graceMs)
   if (err !== undefined) app.log.error({ err }, 'closing after an uncaught error')
   else app.log.info({ signal }, 'shutting down')
   await app.close()
 })
+process.once('exit', releaseLostTerminal)
 
 const listening = startLine() // D50: shown at every LOG_LEVEL
 try {

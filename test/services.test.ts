@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import { createServer, type AddressInfo, type Socket } from 'node:net'
 import t from 'tap'
-import { chromiumUnavailable, needs, varnishdUnavailable, postgresUnavailable, redisUnavailable, TEST_POSTGRES_URL, TEST_REDIS_URL } from './services.js'
+import { chromiumUnavailable, needs, postgresUnavailable, ptyUnavailable, redisUnavailable, TEST_POSTGRES_URL, TEST_REDIS_URL, varnishdUnavailable } from './services.js'
 
 /** D34: the probe behind every Redis or Chromium test answers within 2 s, with a reason. */
 
@@ -54,4 +54,11 @@ t.test('[D34] Varnish: a missing varnishd is named', async (t) => {
 
 t.test('[D34] the real Redis of TEST_REDIS_URL answers PING', await needs('redis'), async (t) => {
   t.equal(await redisUnavailable(TEST_REDIS_URL), undefined)
+})
+
+t.test('[D34] a pseudo-terminal: a missing python3 is named; the real one opens a terminal', async (t) => {
+  t.equal(ptyUnavailable('/nonexistent/python3'), '/nonexistent/python3 not found to give a process a pseudo-terminal (set PYTHON)')
+  t.test('the real one', await needs('pty'), async (t) => {
+    t.equal(ptyUnavailable(), undefined)
+  })
 })

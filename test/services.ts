@@ -1,17 +1,21 @@
-import { accessSync, constants } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import net from 'node:net'
 import tls from 'node:tls'
 import t from 'tap'
 import { VARNISHD_PATH } from './support/varnish.js'
 
 /**
- * The outside services a few test files need (Redis, Chromium, PostgreSQL, Varnish), found or not
- * within 2 s, so `npm test` on a machine with only Node skips those tests with a one-line reason instead of
- * waiting for tap's timeout (D34). Under REQUIRE_SERVICES=1 (.ci/run) a missing service is a
+ * The outside services a few test files need (Redis, Chromium, PostgreSQL, Varnish, a
+ * pseudo-terminal, a tmpfs to fill), found or not within 2 s, so `npm test` on a machine with only
+ * Node skips those tests with a one-line reason instead of waiting for tap's timeout (D34). Under REQUIRE_SERVICES=1 (.ci/run) a missing service is a
  * failure of the file, not a skip; the tests that need it are still skipped, so nothing hangs.
  */
 export const TEST_REDIS_URL = nonEmpty(process.env.TEST_REDIS_URL) ?? 'redis://127.0.0.1:6379'
 export const CHROMIUM_PATH = nonEmpty(process.env.CHROMIUM_PATH) ?? '/usr/bin/chromium'
+export const PYTHON = nonEmpty(process.env.PYTHON) ?? 'python3'
 export const REQUIRE_SERVICES = process.env.REQUIRE_SERVICES === '1'
 
 /**
@@ -21,7 +25,7 @@ export const REQUIRE_SERVICES = process.env.REQUIRE_SERVICES === '1'
  */
 const PROBE_TIMEOUT_MS = REQUIRE_SERVICES ? 15_000 : 2000
 
-export type Service = 'redis' | 'chromium' | 'postgres' | 'varnishd'
+export type Service = 'redis' | 'chromium' | 'postgres' | 'varnishd' | 'pty' | 'tmpfs'
 
 /** Why Redis cannot be used (undefined when it answers PING within the timeout). */
 export async function redisUnavailable (url = TEST_REDIS_URL, timeoutMs = PROBE_TIMEOUT_MS): Promise<string | undefined> {
@@ -105,6 +109,31 @@ export async function postgresUnavailable (url = TEST_POSTGRES_URL, timeoutMs = 
   })
 }
 
+/** A local program that is missing fails at once; one that is there may start slowly on a loaded machine. */
+const LOCAL_PROBE_TIMEOUT_MS = 15_000
+
+/** Why no pseudo-terminal can be made (Node has none of its own; python3's `pty` module gives one). */
+export function ptyUnavailable (python = PYTHON): string | undefined {
+  const probe = spawnSync(python, ['-c', 'import os, pty; os.openpty()'], { encoding: 'utf8', timeout: LOCAL_PROBE_TIMEOUT_MS })
+  if ((probe.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') return `${python} not found to give a process a pseudo-terminal (set PYTHON)`
+  if (probe.error !== undefined) return `${python} did not open a pseudo-terminal: ${probe.error.message}`
+  return probe.status === 0 ? undefined : `${python} cannot open a pseudo-terminal: ${probe.stderr.trim().split('\n').pop() ?? ''}`
+}
+
+/** Why no small file system can be mounted to fill up (a tmpfs needs root: `mount -t tmpfs`). */
+export function tmpfsUnavailable (): string | undefined {
+  if (process.getuid?.() !== 0) return 'not root: a tmpfs to fill up cannot be mounted (mount -t tmpfs needs root)'
+  const dir = mkdtempSync(join(tmpdir(), 'fuel-tmpfs-probe-'))
+  try {
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { encoding: 'utf8', timeout: LOCAL_PROBE_TIMEOUT_MS })
+    if (mounted.error !== undefined || mounted.status !== 0) return `mount -t tmpfs failed: ${(mounted.stderr ?? mounted.error?.message ?? '').trim()}`
+    spawnSync('umount', [dir])
+    return undefined
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 const probes = new Map<Service, Promise<string | undefined>>()
 
 /** The reason a service is missing, probed once per test process. */
@@ -115,7 +144,7 @@ export async function unavailable (service: Service): Promise<string | undefined
       ? redisUnavailable()
       : service === 'postgres'
         ? postgresUnavailable()
-        : Promise.resolve(service === 'varnishd' ? varnishdUnavailable() : chromiumUnavailable())
+        : Promise.resolve(service === 'varnishd' ? varnishdUnavailable() : service === 'pty' ? ptyUnavailable() : service === 'tmpfs' ? tmpfsUnavailable() : chromiumUnavailable())
     probes.set(service, probe)
   }
   return await probe

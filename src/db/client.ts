@@ -8,6 +8,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import postgres from 'postgres'
 import { lockDataDir } from './data-dir-lock.js'
 import { initPgliteDataDir, pgliteStartParams } from './pglite-memory.js'
+import { stopAfterPanic } from './pglite-panic.js'
 import * as schema from './schema.js'
 
 export type AppDb = PgDatabase<PgQueryResultHKT, typeof schema>
@@ -119,7 +120,7 @@ export async function pgliteDatabase (client: PGlite): Promise<Database> {
   const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite')
   return {
     kind: 'pglite',
-    db: drizzlePglite(client, { schema }) as unknown as AppDb,
+    db: drizzlePglite(stopAfterPanic(client), { schema }) as unknown as AppDb,
     sql: undefined,
     schema: undefined,
     close: async () => { if (!client.closed) await client.close() }

@@ -4,8 +4,9 @@ export class HttpError extends Error {
   readonly detail: unknown
   readonly headers: Record<string, string>
 
-  constructor (statusCode: number, detail: unknown, headers: Record<string, string> = {}) {
-    super(typeof detail === 'string' ? detail : JSON.stringify(detail))
+  /** `cause`: for a 5xx, the failure behind it, which the access line logs (D61). */
+  constructor (statusCode: number, detail: unknown, headers: Record<string, string> = {}, cause?: unknown) {
+    super(typeof detail === 'string' ? detail : JSON.stringify(detail), cause === undefined ? undefined : { cause })
     this.name = 'HttpError'
     this.statusCode = statusCode
     this.detail = detail

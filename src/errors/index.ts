@@ -3,14 +3,26 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin'
 import { HttpError, IngestRejected } from '../domain/errors.js'
 import { privateAnswer } from '../http-caching/index.js'
+import { recordFailure } from '../logging/access-log.js'
+import { storageFull } from '../db/storage-full.js'
 import { toValidationItems } from './validation.js'
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const
 
+/** The answer to a write the database's full disk stopped (D61). */
+export const STORAGE_FULL_DETAIL = 'Insufficient storage: the database disk is full, nothing was written'
+
+interface ErrorsOptions {
+  /** PGlite's data directory, whose free space tells a full disk from other PANICs; none on PostgreSQL. */
+  dataDir?: string | undefined
+}
+
 /** D19 one error envelope, framework errors included; a 5xx never carries a stack or SQL. */
-async function errors (app: FastifyInstance): Promise<void> {
+async function errors (app: FastifyInstance, options: ErrorsOptions): Promise<void> {
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     if (error instanceof HttpError) {
+      // A 5xx's cause goes into its one access line (D61).
+      if (error.statusCode >= 500) recordFailure(request, error.cause ?? error)
       // D51: a fault in one row of an upload also says which line.
       const line = error instanceof IngestRejected ? error.line : undefined
       void reply.headers(error.headers).code(error.statusCode).send(line === undefined ? { detail: error.detail } : { detail: error.detail, line })
@@ -26,7 +38,12 @@ async function errors (app: FastifyInstance): Promise<void> {
       void reply.code(status).send({ detail: error.message !== '' ? error.message : STATUS_CODES[status] })
       return
     }
-    request.log.error({ err: error }, 'request failed')
+    recordFailure(request, error) // logged once, by the access line (D61)
+    // A write stopped by a full disk says so; a read stays D27's retryable 500.
+    if (request.method !== 'GET' && request.method !== 'HEAD' && storageFull(error, options.dataDir)) {
+      void reply.code(507).send({ detail: STORAGE_FULL_DETAIL })
+      return
+    }
     void reply.code(500).send({ detail: 'Internal Server Error' })
   })
 

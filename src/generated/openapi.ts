@@ -238,7 +238,8 @@ export const WithdrawCycleResponses = {
   422: ValidationError,
   429: ErrorResponse,
   500: ErrorResponse,
-  503: ErrorResponse
+  503: ErrorResponse,
+  507: ErrorResponse
 }
 
 export const GetHealthQuery = Type.Object({})
@@ -258,7 +259,8 @@ export const IngestCsvResponses = {
   415: ErrorResponse,
   422: ValidationError,
   429: ErrorResponse,
-  500: ErrorResponse
+  500: ErrorResponse,
+  507: ErrorResponse
 }
 
 export const DryRunIngestCsvQuery = Type.Object({})
@@ -271,7 +273,8 @@ export const DryRunIngestCsvResponses = {
   415: ErrorResponse,
   422: ValidationError,
   429: ErrorResponse,
-  500: ErrorResponse
+  500: ErrorResponse,
+  507: ErrorResponse
 }
 
 export const GetOpenApiJsonQuery = Type.Object({})

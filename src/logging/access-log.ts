@@ -3,12 +3,20 @@ import type { LevelCheck } from './lazy-logger.js'
 
 export const SLOW_REQUEST_MS = 1000
 
-/** D45 logging: one access line per request, at error for a 5xx, warn when slow, else debug. */
+const failures = new WeakMap<FastifyRequest, unknown>()
+
+/** The cause of a 5xx the error handler answered, for the request's one access line (D61). */
+export function recordFailure (request: FastifyRequest, cause: unknown): void {
+  failures.set(request, cause)
+}
+
+/** D45 logging: one access line per request, at error for a 5xx (with its cause, D61), warn when slow, else debug. */
 export function logAccess (request: FastifyRequest, reply: FastifyReply, responseTime: number, error?: Error): void {
   const level = error !== undefined || reply.statusCode >= 500 ? 'error' : responseTime >= SLOW_REQUEST_MS ? 'warn' : 'debug'
   // The usual case at the default level: nothing to write, so nothing built.
   if (level === 'debug' && (request.log as Partial<LevelCheck>).isLevelEnabled?.('debug') === false) return
-  request.log[level]({ req: request, res: reply, responseTime, err: error }, 'request completed')
+  const err = error ?? (level === 'error' ? failures.get(request) : undefined)
+  request.log[level]({ req: request, res: reply, responseTime, err }, 'request completed')
 }
 
 /** Fastify's own per-request lines off: the access line above replaces both. */

@@ -1,8 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino'
+import { errorFields } from './error-fields.js'
+import { outputDestination } from './log-destination.js'
+import { RepeatedFailures } from './repeated-failures.js'
 
 /** pino's options, with the destination stream Fastify's `logger` option also accepted; false for none. */
-export type LoggerSetting = boolean | (LoggerOptions & { stream?: DestinationStream | NodeJS.WritableStream }) | undefined
+export type LoggerSetting = boolean | (LoggerOptions & {
+  stream?: DestinationStream | NodeJS.WritableStream
+  /** How long repeats of one failure are counted before one line says how many (D61). */
+  repeatWindowMs?: number
+}) | undefined
 
 /** The fields Fastify's own logger prints for a request, a reply and an error. */
 const serializers = {
@@ -15,13 +22,29 @@ const serializers = {
     remotePort: request.socket.remotePort
   }),
   res: (reply: FastifyReply) => ({ statusCode: reply.statusCode }),
-  err: pino.stdSerializers.err
+  err: errorFields // D61: the driver's message and code, never a query or its parameters
 }
 
-/** D45 logging: the service's pino, used in place of Fastify's (see app.ts); none without options. */
+const repeats = new WeakMap<Logger, RepeatedFailures>()
+
+/** Writes the counts of repeated failures still open (the app is closing). */
+export function flushRepeatedFailures (log: Logger): void {
+  repeats.get(log)?.flush()
+}
+
+/** D45 logging: the service's pino, used in place of Fastify's (see app.ts); none without options.
+ * Without a stream of its own it writes to stdout, where a reader that has gone is dropped (D60). */
 export function createServiceLogger (setting: LoggerSetting): Logger | undefined {
   if (typeof setting !== 'object') return undefined
-  const { stream, ...options } = setting
-  const merged = { ...options, serializers: { ...serializers, ...options.serializers } }
-  return stream === undefined ? pino(merged) : pino(merged, stream as DestinationStream)
+  const { stream, repeatWindowMs, ...options } = setting
+  const filter = new RepeatedFailures(repeatWindowMs)
+  const merged: LoggerOptions = {
+    ...options,
+    serializers: { ...serializers, ...options.serializers },
+    hooks: { ...options.hooks, logMethod (args, method, level) { filter.logMethod(this, args, method, level) } }
+  }
+  const log = stream === undefined && options.transport !== undefined ? pino(merged) : pino(merged, (stream ?? outputDestination()) as DestinationStream)
+  filter.root = log
+  repeats.set(log, filter)
+  return log
 }

@@ -67,17 +67,18 @@ async function defaultLevelApp (t: Parameters<typeof build>[0]) {
   return { app, lines: () => raw.map((l) => JSON.parse(l) as LogLine & { level: number, res?: { statusCode: number }, responseTime?: number }) }
 }
 
-t.test('D45 logging: at info an ordinary request writes nothing; a 5xx writes one access line at error', async (t) => {
+t.test('D45 logging: at info an ordinary request writes nothing; a 5xx writes one access line at error, with its cause (D61)', async (t) => {
   const { app, lines } = await defaultLevelApp(t)
   for (const url of ['/v1/towns', '/v1/prices/latest', '/v1/nothing-here', '/v1/prices?limit=0']) await app.inject(url)
   t.same(lines(), [], '200, 404 and 422 answers: no line')
   app.prices.listTowns = async () => { throw new Error('database gone') }
   app.readCache.clear()
   t.equal((await app.inject('/v1/towns')).statusCode, 500)
-  const written = lines()
-  t.same(written.map((l) => [l.level, l.msg]), [[50, 'request failed'], [50, 'request completed']])
-  t.equal(written[1]?.res?.statusCode, 500)
-  t.type(written[1]?.responseTime, 'number')
+  const written = lines() as Array<LogLine & { level: number, res?: { statusCode: number }, responseTime?: number, err?: { type: string, message: string, stack?: string } }>
+  t.same(written.map((l) => [l.level, l.msg]), [[50, 'request completed']])
+  t.equal(written[0]?.res?.statusCode, 500)
+  t.type(written[0]?.responseTime, 'number')
+  t.match(written[0]?.err, { type: 'Error', message: 'database gone', stack: /^Error: database gone\n {4}at / }, 'the service\'s own fault keeps where it was thrown')
 })
 
 /** `finish` listeners on each response as it reaches the onRequest hooks, and its status, over a real socket. */

@@ -116,8 +116,17 @@ const CLOCK_TICKS = 100
  * or undefined once it has gone. Resolution: one clock tick (10 ms).
  */
 export function cpuSeconds (pid: number): number | undefined {
+  return statCpuSeconds(`/proc/${pid}/stat`)
+}
+
+/** CPU seconds of the main thread alone (where JavaScript runs), without V8's compiler and GC threads. */
+export function mainThreadCpuSeconds (pid: number): number | undefined {
+  return statCpuSeconds(`/proc/${pid}/task/${pid}/stat`)
+}
+
+function statCpuSeconds (path: string): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const stat = readFileSync(path, 'utf8')
     // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS

@@ -11,7 +11,7 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
   // The freshness query is the connectivity check (D25) and the today's-cycle probe (D42 freshness).
   app.route({
     ...operations.getHealth,
-    handler: async (request) => {
+    handler: async () => {
       let timer: NodeJS.Timeout | undefined
       let freshness: { latest: string | null, current: boolean }
       try {
@@ -22,8 +22,7 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
           })
         ])
       } catch (err) {
-        request.log.warn({ err }, 'health check: database unreachable')
-        throw new HttpError(500, 'Database unreachable')
+        throw new HttpError(500, 'Database unreachable', {}, err) // its access line names the cause (D61)
       } finally {
         clearTimeout(timer)
       }
