@@ -20,10 +20,11 @@ export const DEFAULT_CORS_ORIGINS = [
  * - the TypeBox type carries the bounds (`minimum`, `maximum`, `pattern`, …), a `description` of
  *   one sentence (shown in the README and `.env.example`), and either a `default` or, wrapped in
  *   `Type.Optional`, an `examples: [value]` for `.env.example` (unset then means "off");
- * - optional keywords: `allowed`, what the setting takes in words (the README shows it, and a
- *   value the schema refuses is reported as "expected <allowed>" instead of TypeBox's message; a
- *   union of literals says "one of …" by itself); `anyCase: true`, compared lower-cased;
- *   `Type.Transform` turns the text into a richer value (a list, a number or `true`).
+ * - `allowed`: what the setting takes, in words (the README shows it, and a value the schema
+ *   refuses is reported as "expected <allowed>" instead of TypeBox's message); a number's bounds
+ *   and a union of literals ("one of …") say it by themselves, a string needs it;
+ * - optional: `anyCase: true`, compared lower-cased; `Type.Transform` turns the text into a
+ *   richer value (a list, a number or `true`).
  * A rule between two settings goes in `loadConfig`, after the loop.
  */
 export const SETTINGS = {
