@@ -1,19 +1,21 @@
 /**
- * openapi.yaml → src/generated/openapi.ts (TypeBox 0.34), keyed by operationId. Deterministic, so
- * `npm run generate -- --check` fails CI when the committed file drifts from the document.
+ * openapi.yaml → src/generated/openapi.ts (TypeBox 0.34), keyed by operationId; and the settings
+ * schema of src/config.ts → the README's settings table and `.env.example`
+ * (scripts/settings-docs.ts). Deterministic, so `npm run generate -- --check` fails CI when a
+ * committed file drifts from its source. `--root DIR` works on the copy of the files under DIR.
  */
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
 import { parse } from 'yaml'
+import { envExample, settingsTable, withSettingsTable, type SettingsSchema } from './settings-docs.js'
 
 type JsonSchema = Record<string, any>
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as const
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const specPath = join(root, 'openapi.yaml')
-const outPath = join(root, 'src', 'generated', 'openapi.ts')
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 
 export function generate (yamlText: string): string {
   const doc = parse(yamlText) as JsonSchema
@@ -205,21 +207,44 @@ function toTypeBox (schema: JsonSchema, indent: string, _self: Record<string, bo
   }
 }
 
-function main (): void {
-  const code = generate(readFileSync(specPath, 'utf8'))
-  if (process.argv.includes('--check')) {
+/** A file this script writes: where, from what, and the text it must have. */
+export interface GeneratedFile { path: string, source: string, text: string }
+
+/** Every generated file of the checkout at `root`, from its openapi.yaml and the settings schema. */
+export function generatedFiles (root: string, settings?: SettingsSchema): GeneratedFile[] {
+  const read = (path: string): string => readFileSync(join(root, path), 'utf8')
+  return [
+    { path: 'src/generated/openapi.ts', source: 'openapi.yaml', text: generate(read('openapi.yaml')) },
+    { path: 'README.md', source: 'the settings in src/config.ts', text: withSettingsTable(read('README.md'), settingsTable(settings)) },
+    { path: '.env.example', source: 'the settings in src/config.ts', text: envExample(settings) }
+  ]
+}
+
+/** The generated files under `root` whose committed text differs from what their source gives. */
+export function driftedFiles (root: string, settings?: SettingsSchema): GeneratedFile[] {
+  return generatedFiles(root, settings).filter((file) => {
     let current = ''
-    try { current = readFileSync(outPath, 'utf8') } catch { /* missing counts as drift */ }
-    if (current !== code) {
-      console.error('src/generated/openapi.ts is out of date with openapi.yaml: run `npm run generate` and commit it.')
-      process.exit(1)
-    }
-    console.log('src/generated/openapi.ts matches openapi.yaml')
+    try { current = readFileSync(join(root, file.path), 'utf8') } catch { /* missing counts as drift */ }
+    return current !== file.text
+  })
+}
+
+function main (): void {
+  const { values } = parseArgs({ options: { check: { type: 'boolean' }, root: { type: 'string' } } })
+  const root = values.root === undefined ? ROOT : resolve(values.root)
+  const drifted = driftedFiles(root)
+  if (values.check === true) {
+    for (const file of drifted) console.error(`${file.path} is out of date with ${file.source}: run \`npm run generate\` and commit it.`)
+    if (drifted.length > 0) process.exit(1)
+    console.log('src/generated/openapi.ts, README.md\'s settings table and .env.example match their sources')
     return
   }
-  mkdirSync(dirname(outPath), { recursive: true })
-  writeFileSync(outPath, code)
-  console.log(`wrote ${outPath}`)
+  for (const file of drifted) {
+    mkdirSync(dirname(join(root, file.path)), { recursive: true })
+    writeFileSync(join(root, file.path), file.text)
+    console.log(`wrote ${file.path}`)
+  }
+  if (drifted.length === 0) console.log('every generated file was up to date')
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) main()

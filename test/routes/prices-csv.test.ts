@@ -49,6 +49,15 @@ t.test('Accept: text/csv selects CSV; format wins over Accept; */* stays JSON', 
   t.equal(csvParam.headers['content-type'], 'text/csv; charset=utf-8')
 })
 
+t.test('GET /v1/prices varies by Accept, which picks JSON or CSV; /v1/prices.csv is always CSV and varies by Origin only', async (t) => {
+  const negotiated = await get('/v1/prices', { accept: 'text/csv' })
+  t.equal(negotiated.headers['content-type'], 'text/csv; charset=utf-8')
+  t.equal(negotiated.headers.vary, 'Origin, Accept')
+  const own = await get('/v1/prices.csv', { accept: 'application/json' })
+  t.equal(own.headers['content-type'], 'text/csv; charset=utf-8')
+  t.equal(own.headers.vary, 'Origin')
+})
+
 t.test('[D2, D4, spec 4.1] filters, limit and offset apply to CSV as to JSON', async (t) => {
   const url = '/v1/prices?town=MOI%27S%20bridge&start_date=2026-09-15&limit=1&offset=1'
   const json = (await get(url)).json() as ApiPrice[]
