@@ -20,6 +20,12 @@ const EnvSchema = Type.Object({
   DB_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 15000 }),
   READ_CACHE_MAX_BYTES: Type.Integer({ minimum: 0, default: 16 * 1024 * 1024 }),
   INGEST_WARN_SHARE: Type.Number({ exclusiveMinimum: 0, maximum: 10, default: 0.15 }),
+  INGEST_MISSING_TOWNS_SHARE: Type.Number({
+    minimum: 0,
+    maximum: 1,
+    default: 0.1,
+    description: "A dry run warns of a cycle that would lack more than this share of the previous cycle's towns (0.1 = 10%; D73)"
+  }),
   // D32 connection timeouts
   HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000 }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 120_000 }),
@@ -62,6 +68,10 @@ export interface Config {
   readCacheMaxBytes: number
   /** D40: a dry run warns of prices moving more than this share (0.15 = 15 %). */
   ingestWarnShare: number
+  /** D73: a dry run warns of a cycle lacking more than this share of the previous cycle's towns. */
+  ingestMissingTownsShare: number
+  /** Not a setting: the clock a dry run and the cycle window read today from; tests set it. */
+  now?: (() => Date) | undefined
   /** D32 connection timeouts */
   headersTimeoutMs: number
   requestTimeoutMs: number
@@ -127,6 +137,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     readCacheMaxBytes: e.READ_CACHE_MAX_BYTES,
     ingestWarnShare: e.INGEST_WARN_SHARE,
+    ingestMissingTownsShare: e.INGEST_MISSING_TOWNS_SHARE,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     bodyIdleTimeoutMs: e.BODY_IDLE_TIMEOUT_MS,
@@ -146,7 +157,8 @@ const ALLOWED: Record<string, string> = {
   DATABASE_URL: 'expected a postgres:// or postgresql:// URL',
   REDIS_URL: 'expected a redis:// or rediss:// URL',
   PUBLIC_URL: 'expected an origin such as https://api.fuelkenya.com (scheme, host and port only)',
-  CACHE_PURGE_URL: 'expected an http:// or https:// URL such as http://127.0.0.1:6081/'
+  CACHE_PURGE_URL: 'expected an http:// or https:// URL such as http://127.0.0.1:6081/',
+  INGEST_MISSING_TOWNS_SHARE: 'expected a share from 0 to 1, such as 0.1 for 10%'
 }
 
 /** A value as a message may show it: the password and user of a URL replaced (never logged). */
