@@ -70,10 +70,11 @@ function sequenceLength (bytes: Uint8Array, i: number): number {
 }
 
 /** Bytes Windows-1252 leaves undefined, and NUL, which no text file of prices holds. */
-const NOT_WINDOWS_1252 = new Set([0x00, 0x81, 0x8d, 0x8f, 0x90, 0x9d])
+const NOT_WINDOWS_1252 = new Uint8Array(256)
+for (const b of [0x00, 0x81, 0x8d, 0x8f, 0x90, 0x9d]) NOT_WINDOWS_1252[b] = 1
 
 function isWindows1252 (bytes: Uint8Array): boolean {
-  for (const b of bytes) if (NOT_WINDOWS_1252.has(b)) return false
+  for (let i = 0; i < bytes.length; i++) if (NOT_WINDOWS_1252[bytes[i] as number] === 1) return false
   return true
 }
 

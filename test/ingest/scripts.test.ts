@@ -155,7 +155,7 @@ t.test('[npm run seed] through a service that cannot be reached: the URL tried, 
     'seems, so the sample goes through its ingest: set PORT (and HOST) to where the service listens, or stop it'))
 })
 
-t.test('[npm run seed] the entry point, on an empty PGlite data dir: exit 0 and the counts; a bad setting exits 1', async (t) => {
+t.test('[npm run seed] the entry point, on an empty PGlite data dir: exit 0 and the counts; a bad setting or an unreachable database exits 1, named', async (t) => {
   // Running it twice is the in-process test above; one process start is enough here. The data
   // directory holds the migrated, empty template: a new one's initdb is test/db/pglite-memory's.
   const dir = t.testdir({})
@@ -168,6 +168,15 @@ t.test('[npm run seed] the entry point, on an empty PGlite data dir: exit 0 and 
     return err.code
   })
   t.equal(failed, 1, 'a bad setting exits non-zero')
+
+  // A database that cannot be reached is named as the service's start names it, never `fetch failed`.
+  const closed = createServer()
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+  const port = (closed.address() as AddressInfo).port
+  await new Promise((resolve) => closed.close(resolve))
+  const unreachable = await run(TSX, ['scripts/seed.ts'], { env: { ...env, DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/fuel` } })
+    .then(() => ({ code: 0, stderr: '' }), (err: { code: number, stderr: string }) => ({ code: err.code, stderr: err.stderr }))
+  t.strictSame(unreachable, { code: 1, stderr: `seed failed: the PostgreSQL server at 127.0.0.1:${port} is not reachable (ECONNREFUSED); check DATABASE_URL and that PostgreSQL is running\n` })
 })
 
 t.test('[npm run ingest] the entry point: usage errors exit 2', async (t) => {
