@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises'
 import { realpathSync } from 'node:fs'
 import { basename } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import type { DryRunResponse } from '../src/generated/openapi.js'
+import type { CsvRejection, DryRunResponse } from '../src/generated/openapi.js'
 import { parseArgs } from 'node:util'
 
 /** The local service as the configuration (environment, then `.env`) places it. */
@@ -85,8 +85,7 @@ export async function runIngestCli (args: string[], io: CliIo): Promise<number> 
       headers: token !== undefined && token !== '' ? { authorization: `Bearer ${token}` } : {}
     })
   } catch (err) {
-    const cause = (err as { cause?: { message?: string } }).cause?.message
-    io.err(`cannot reach ${url}: ${cause ?? (err as Error).message}`)
+    io.err(`cannot reach ${url}: ${whyUnreachable(err)}`)
     return 1
   }
 
@@ -100,12 +99,32 @@ export async function runIngestCli (args: string[], io: CliIo): Promise<number> 
     else io.out(typeof body === 'string' ? body : JSON.stringify(body, null, 2))
     return 0
   }
-  const { detail, line } = (body ?? {}) as { detail?: unknown, line?: unknown }
-  const said = detail === undefined ? text.slice(0, 500) : typeof detail === 'string' ? detail : JSON.stringify(detail)
-  // D51: the row's line, where the message does not already say it.
-  const where = typeof line === 'number' && !/\bline/i.test(said) ? ` (line ${line})` : ''
-  io.err(`ingest failed: HTTP ${response.status}: ${said}${where}`)
+  for (const line of refusalLines(response.status, body, text)) io.err(line)
   return 1
+}
+
+/** Why fetch failed, in the system's words (`connect ECONNREFUSED 127.0.0.1:8000`), every address tried. */
+export function whyUnreachable (err: unknown): string {
+  const cause = (err as { cause?: unknown }).cause ?? err
+  const tried: unknown[] = cause instanceof AggregateError ? cause.errors : [cause]
+  const messages = [...new Set(tried.map((e) => (e as { message?: unknown } | null)?.message).filter((m): m is string => typeof m === 'string' && m !== ''))]
+  if (messages.length > 0) return messages.join('; ')
+  const code = (cause as { code?: unknown } | null)?.code
+  return typeof code === 'string' ? code : String((err as Error).message)
+}
+
+/** A refusal as an admin reads it: the service's `detail`, then where and how to fix it (D51, D72). */
+export function refusalLines (status: number, body: unknown, text: string): string[] {
+  const answer = (typeof body === 'object' && body !== null ? body : {}) as Partial<CsvRejection> & { detail?: unknown }
+  const { detail } = answer
+  const said = detail === undefined ? text.slice(0, 500) : typeof detail === 'string' ? detail : JSON.stringify(detail)
+  const lines = [`ingest failed: HTTP ${status}: ${said}`]
+  const where = [answer.line === undefined ? '' : `line ${answer.line}`, answer.column === undefined ? '' : `column ${answer.column}`].filter((w) => w !== '')
+  if (where.length > 0) lines.push(`  where: ${where.join(', ')}`)
+  if (answer.missing_columns !== undefined && answer.missing_columns.length > 0) lines.push(`  missing columns: ${answer.missing_columns.join(', ')}`)
+  if (answer.found_columns !== undefined) lines.push(`  found columns: ${answer.found_columns.length === 0 ? 'none' : answer.found_columns.map((c) => JSON.stringify(c)).join(', ')}`)
+  if (answer.hint !== undefined) lines.push(`  hint: ${answer.hint}`)
+  return lines
 }
 
 // Run only as a script, not when a test imports runIngestCli.
@@ -136,6 +155,7 @@ function describeDryRun (dry: DryRun): string[] {
     lines.push('', `cycle ${cycle.valid_from} to ${cycle.valid_to} (${against})`)
     lines.push(`  new towns: ${cycle.new_towns.length === 0 ? 'none' : cycle.new_towns.join(', ')}`)
     lines.push(`  missing towns: ${cycle.missing_towns.length === 0 ? 'none' : cycle.missing_towns.join(', ')}`)
+    for (const warning of cycle.cycle_warnings) lines.push(`  warning: ${warning.detail}`)
     const count = cycle.warnings.length + cycle.warnings_not_listed
     lines.push(`  warnings: ${count === 0 ? 'none' : count}`)
     for (const warning of cycle.warnings) lines.push(`    ${warning.detail}`)

@@ -4,7 +4,7 @@
  */
 import { realpathSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
-import { ConfigError, loadConfig } from '../src/config.js'
+import { ConfigError, loadConfig, type Config } from '../src/config.js'
 import type { Database } from '../src/db/client.js'
 import { openDatabase } from '../src/db/client.js'
 import { migrateDatabase } from '../src/db/migrate.js'
@@ -13,7 +13,8 @@ import { cycleOf, todayInKenya } from '../src/domain/cycle.js'
 import { cycleCsvBatches } from '../src/ingest/csv.js'
 import type { IngestOutcome } from '../src/ingest/review.js'
 import { writeBatches } from '../src/ingest/write.js'
-import { defaultUrl, ingestUrl } from './ingest-cli.js'
+import { startupErrorLine } from '../src/startup-errors.js'
+import { defaultUrl, ingestUrl, refusalLines, whyUnreachable } from './ingest-cli.js'
 import { loadSampleTowns, sampleCycles } from './sample/generate.js'
 
 export const SEED_CYCLES = 13
@@ -33,26 +34,41 @@ export async function seedThroughService (base: string, env: Record<string, stri
   form.append('file', new Blob([sampleText(today)], { type: 'text/csv' }), 'sample.csv')
   const token = env.INGEST_TOKEN
   const url = ingestUrl(base, false)
-  const res = await fetch(url, { method: 'POST', body: form, headers: token === undefined || token === '' ? {} : { authorization: `Bearer ${token}` } })
-  const body = await res.json() as { records_processed?: number, inserted?: number, updated?: number, unchanged?: number, detail?: unknown }
-  if (res.status !== 201) throw new Error(`the running service at ${url} answered ${res.status}: ${JSON.stringify(body.detail ?? body)}`)
+  let res: Response
+  try {
+    res = await fetch(url, { method: 'POST', body: form, headers: token === undefined || token === '' ? {} : { authorization: `Bearer ${token}` } })
+  } catch (err) {
+    throw new Error(`cannot reach ${url}: ${whyUnreachable(err)}. The data directory is in use, by the service as it seems, so the ` +
+      'sample goes through its ingest: set PORT (and HOST) to where the service listens, or stop it')
+  }
+  const text = await res.text()
+  let body: { records_processed?: number, inserted?: number, updated?: number, unchanged?: number }
+  try {
+    body = JSON.parse(text)
+  } catch {
+    throw new Error(`${url} answered HTTP ${res.status} with a body that is not JSON, so it is not this service: ${text.slice(0, 200)}`)
+  }
+  if (res.status !== 201) throw new Error(`the running service at ${url} refused the sample:\n${refusalLines(res.status, body, text).join('\n')}`)
   return `seeded through the running service at ${base}: ${SEED_CYCLES} cycles, ${body.records_processed ?? 0} rows: ` +
     `${body.inserted ?? 0} inserted, ${body.updated ?? 0} updated, ${body.unchanged ?? 0} unchanged`
 }
 
 async function main (): Promise<number> {
   let database: Database | undefined
+  let config: Config | undefined
+  let viaService = false
   try {
     try {
       process.loadEnvFile('.env') // as the service does (D35)
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
     }
-    const config = loadConfig()
+    config = loadConfig()
     try {
       database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolMax: 1, statementTimeoutMs: config.dbStatementTimeoutMs })
     } catch (err) {
       if (!(err instanceof DataDirInUseError)) throw err
+      viaService = true
       console.log(await seedThroughService(defaultUrl(process.env), process.env))
       return 0
     }
@@ -65,7 +81,13 @@ async function main (): Promise<number> {
       `${outcome.recordsProcessed} rows: ${outcome.inserted} inserted, ${outcome.updated} updated, ${outcome.unchanged} unchanged`)
     return 0
   } catch (err) {
-    console.error(err instanceof ConfigError ? err.message : `seed failed: ${(err as Error).message}`)
+    if (err instanceof ConfigError) {
+      console.error(err.message)
+      return 1
+    }
+    // A database that cannot be reached is named as the service's own start names it (D33).
+    const why = viaService || config === undefined ? (err as Error).message : startupErrorLine(err, config).replace(/^Cannot start: /, '')
+    console.error(`seed failed: ${why}`)
     return 1
   } finally {
     await database?.close()

@@ -77,6 +77,7 @@ export const SETTINGS = {
   DB_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 15000, description: 'PostgreSQL\'s `statement_timeout` on the service\'s connections, in milliseconds.' }),
   READ_CACHE_MAX_BYTES: Type.Integer({ minimum: 0, default: 16 * 1024 * 1024, description: 'Bytes of read answers each process keeps in memory besides the latest cycle (always kept), the least recently used dropped first.' }),
   INGEST_WARN_SHARE: Type.Number({ exclusiveMinimum: 0, maximum: 10, default: 0.15, description: 'A dry run warns of a price moving more than this share (0.15 = 15 %) from the town\'s previous price, or lying that far outside the cycle\'s other towns.' }),
+  INGEST_MISSING_TOWNS_SHARE: Type.Number({ minimum: 0, maximum: 1, default: 0.1, description: 'A dry run warns of a cycle that would lack more than this share of the previous cycle\'s towns (0.1 = 10 %).' }),
   HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000, description: 'A request line and headers must arrive within this many milliseconds, at most `REQUEST_TIMEOUT_MS`, else 408 and the connection is closed (slow clients, D32).' }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 120_000, description: 'A whole request, body included, must arrive within this many milliseconds (a 10 MiB upload at 0.7 Mbit/s), else 408; a shutdown waits this plus 10 s for requests in flight.' }),
   BODY_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000, description: 'The longest silence, in milliseconds, while a request body is arriving; then the connection is closed.' }),
@@ -120,7 +121,10 @@ type CamelCase<Name extends string> = Name extends `${infer Head}_${infer Tail}`
 type SettingValue<S extends TSchema> = S extends { [OptionalKind]: 'Optional' } ? StaticDecode<S> | undefined : StaticDecode<S>
 
 /** The settings as the service uses them: every field present, named in camelCase. */
-export type Config = { [Name in keyof Settings as CamelCase<Name>]: SettingValue<Settings[Name]> }
+export type Config = { [Name in keyof Settings as CamelCase<Name>]: SettingValue<Settings[Name]> } & {
+  /** Not a setting: the clock a dry run and the accepted cycle window read today from; tests set it. */
+  now?: (() => Date) | undefined
+}
 
 /** The config field of an environment name, as `CamelCase` types it. */
 export function configKey (name: string): string {

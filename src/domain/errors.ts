@@ -1,3 +1,5 @@
+import type { CsvRejection } from '../generated/openapi.js'
+
 /** An error carrying its status and the exact `detail` of the D19 envelope; anything else is a bare 500. */
 export class HttpError extends Error {
   readonly statusCode: number
@@ -14,14 +16,25 @@ export class HttpError extends Error {
   }
 }
 
-/** A 400 raised by CSV ingest validation (spec 4.5, D5–D10); D51 `line`: the row it is about. */
+/** What an upload's 400 may say beside `detail` and `line`: where, why and how to fix it (D72). */
+export type RejectionFields = Omit<CsvRejection, 'detail' | 'line'>
+
+/** A 400 raised by CSV ingest validation (spec 4.5, D5–D10); `line`: the row it is about (D51). */
 export class IngestRejected extends HttpError {
   line: number | undefined
+  /** Filled in as the error travels out: the cell's reader knows the rule, the row reader the column. */
+  readonly fields: RejectionFields
 
-  constructor (detail: string, line?: number) {
+  constructor (detail: string, line?: number, fields: RejectionFields = {}) {
     super(400, detail)
     this.name = 'IngestRejected'
     this.line = line
+    this.fields = { ...fields }
+  }
+
+  /** The answer's body: the contract's exact `detail` first, then what applies. */
+  body (): CsvRejection {
+    return this.line === undefined ? { detail: this.detail as string, ...this.fields } : { detail: this.detail as string, line: this.line, ...this.fields }
   }
 }
 

@@ -1,6 +1,13 @@
+/**
+ * Apostrophes that spreadsheets' autocorrect and other keyboards type for `'`: right and left
+ * single quotation marks, the reversed-9 quotation mark, the modifier letter apostrophe, the prime
+ * and the fullwidth apostrophe. Each is read as `'`, so `Murang’a` is `Murang'a` (D4).
+ */
+const TYPOGRAPHIC_APOSTROPHES = /[\u2019\u2018\u201b\u02bc\u2032\uff07]/g
+
 /** D4 town normalisation, giving the one canonical form of D48 (NFC, idempotent). */
 export function normalizeTown (raw: string): string {
-  return collapseWhitespace(raw.normalize('NFC'))
+  return collapseWhitespace(raw.normalize('NFC').replace(TYPOGRAPHIC_APOSTROPHES, "'"))
     .split(/([ -])/)
     .map((part) => part === ' ' || part === '-' ? part : titleWord(part))
     .join('')

@@ -23,9 +23,8 @@ async function errors (app: FastifyInstance, options: ErrorsOptions): Promise<vo
     if (error instanceof HttpError) {
       // A 5xx's cause goes into its one access line (D61).
       if (error.statusCode >= 500) recordFailure(request, error.cause ?? error)
-      // D51: a fault in one row of an upload also says which line.
-      const line = error instanceof IngestRejected ? error.line : undefined
-      void reply.headers(error.headers).code(error.statusCode).send(line === undefined ? { detail: error.detail } : { detail: error.detail, line })
+      // An upload's refusal also says where and how to fix it, beside the same `detail` (D51, D72).
+      void reply.headers(error.headers).code(error.statusCode).send(error instanceof IngestRejected ? error.body() : { detail: error.detail })
       return
     }
     if (error.validation !== undefined) {

@@ -23,6 +23,12 @@ export const PriceWarning = Type.Object({
 }, { additionalProperties: false })
 export type PriceWarning = Static<typeof PriceWarning>
 
+export const CycleWarning = Type.Object({
+  kind: Type.Unsafe<"missing_towns" | "early">({"type":"string","enum":["missing_towns","early"]}),
+  detail: Type.String({ description: "The warning in words, e.g. `Cycle 2027-01-15 would lack 228 of the 233 towns of cycle 2026-12-15 (97.9%, more than 10.0%).`" })
+}, { additionalProperties: false })
+export type CycleWarning = Static<typeof CycleWarning>
+
 export const DryRunCycle = Type.Object({
   valid_from: Type.String({ format: "date" }),
   valid_to: Type.String({ format: "date" }),
@@ -30,7 +36,8 @@ export const DryRunCycle = Type.Object({
   new_towns: Type.Array(Type.String(), { description: "Towns of this cycle that the previous cycle lacks, in D3 order." }),
   missing_towns: Type.Array(Type.String(), { description: "Towns of the previous cycle that this cycle would lack, in D3 order." }),
   warnings: Type.Array(PriceWarning, { description: "Prices that look mistyped: one that moves more than INGEST_WARN_SHARE (default 15%)\nfrom the same town's previous price (`moved`), or that lies more than that share\noutside the range of the cycle's other towns (`outlier`). Never a reason to refuse\nthe real upload. At most 1,000 are listed for a whole dry run (newest cycle first,\neach cycle's in file order); `warnings_not_listed` counts the rest.\n" }),
-  warnings_not_listed: Type.Integer({ description: "This cycle's warnings beyond those listed (D48).", minimum: 0 })
+  warnings_not_listed: Type.Integer({ description: "This cycle's warnings beyond those listed (D48).", minimum: 0 }),
+  cycle_warnings: Type.Array(CycleWarning, { description: "Warnings about the cycle as a whole (D73): it would lack more than\nINGEST_MISSING_TOWNS_SHARE (default 10%) of the previous cycle's towns\n(`missing_towns`), or it starts two or more cycles after today's in Kenya, so it would\nbe `/v1/prices/latest` at once, long before it is in force (`early`). Never a reason to\nrefuse the real upload.\n" })
 }, { description: "A cycle the file touches, compared with the cycle before it (the latest earlier one,\nstored or in the file) as it would stand after the upload.\n", additionalProperties: false })
 export type DryRunCycle = Static<typeof DryRunCycle>
 
@@ -112,10 +119,26 @@ export const Health = Type.Object({
 export type Health = Static<typeof Health>
 
 export const ErrorResponse = Type.Object({
-  detail: Type.String(),
-  line: Type.Optional(Type.Integer({ description: "A 400 about one row of an uploaded file also names the row's physical line (header = line 1), whatever the wording of `detail` (D51).", minimum: 1 }))
+  detail: Type.String()
 }, { additionalProperties: false })
 export type ErrorResponse = Static<typeof ErrorResponse>
+
+export const CsvColumn = Type.Unsafe<"From" | "To" | "Town" | "Super (PMS)" | "Diesel (AGO)" | "Kerosene (IK)">({"type":"string","enum":["From","To","Town","Super (PMS)","Diesel (AGO)","Kerosene (IK)"],"description":"A column of the price CSV, by its canonical name."})
+export type CsvColumn = Static<typeof CsvColumn>
+
+export const CsvRejection = Type.Object({
+  detail: Type.String(),
+  line: Type.Optional(Type.Integer({ description: "The physical line the fault is on (the header is line 1): the row of a row fault (D51),\nthe line read as the header, or the line where the text stops being UTF-8.\n", minimum: 1 })),
+  column: Type.Optional(CsvColumn),
+  problem: Type.Optional(Type.Unsafe<"empty_file" | "sep_line" | "delimiter" | "title_row" | "misspelt_column" | "missing_columns" | "encoding" | "invalid_utf8" | "date_format" | "no_such_date" | "empty_price" | "comma_decimal" | "thousands_separator" | "too_many_decimals" | "currency_or_unit" | "exponent" | "not_a_number">({"type":"string","enum":["empty_file","sep_line","delimiter","title_row","misspelt_column","missing_columns","encoding","invalid_utf8","date_format","no_such_date","empty_price","comma_decimal","thousands_separator","too_many_decimals","currency_or_unit","exponent","not_a_number"],"description":"The cause, when it is recognised; `hint` then says how to fix it. Header:\n`empty_file`, `sep_line` (a `sep=` first line), `delimiter` (`;` or tab, named by\n`delimiter`), `title_row` (the header is on a later line), `misspelt_column`,\n`missing_columns`. Text: `encoding` (UTF-16 or Windows-1252, named by `encoding`),\n`invalid_utf8`. Dates: `date_format`, `no_such_date`. Prices: `empty_price`,\n`comma_decimal`, `thousands_separator`, `too_many_decimals`, `currency_or_unit`,\n`exponent`, `not_a_number`.\n"})),
+  hint: Type.Optional(Type.String({ description: "What to change in the file, in words, e.g. `Write a point before the decimals, not a comma: 178.90, not 178,90.`" })),
+  missing_columns: Type.Optional(Type.Array(CsvColumn, { description: "On a header fault, the required columns the header lacks, in canonical order." })),
+  found_columns: Type.Optional(Type.Array(Type.String(), { description: "On a header fault, the cells of the line read as the header (at most 32, each cut as `detail` cuts a cell).", maxItems: 32 })),
+  delimiter: Type.Optional(Type.Unsafe<";" | "\t">({"type":"string","enum":[";","\t"],"description":"The separator the file seems to use instead of a comma."})),
+  encoding: Type.Optional(Type.Unsafe<"UTF-16LE" | "UTF-16BE" | "Windows-1252">({"type":"string","enum":["UTF-16LE","UTF-16BE","Windows-1252"],"description":"The encoding the file seems to be saved in instead of UTF-8."})),
+  date_format: Type.Optional(Type.Unsafe<"DD-MM-YYYY" | "YYYY-MM-DD">({"type":"string","enum":["DD-MM-YYYY","YYYY-MM-DD"],"description":"On a date fault, the format this file's dates are read in, fixed by its first date cell."}))
+}, { description: "An upload refused (D72). `detail` is worded as the contract fixes it, for clients that\ncompare it whole; the other fields, present where they apply, tell an admin what to fix.\n", additionalProperties: false })
+export type CsvRejection = Static<typeof CsvRejection>
 
 export const ValidationErrorItem = Type.Object({
   loc: Type.Array(Type.Union([Type.String(), Type.Integer()])),
@@ -253,7 +276,7 @@ export const IngestCsvQuery = Type.Object({})
 export type IngestCsvQuery = Static<typeof IngestCsvQuery>
 export const IngestCsvResponses = {
   201: IngestResponse,
-  400: ErrorResponse,
+  400: CsvRejection,
   401: ErrorResponse,
   413: ErrorResponse,
   415: ErrorResponse,
@@ -267,7 +290,7 @@ export const DryRunIngestCsvQuery = Type.Object({})
 export type DryRunIngestCsvQuery = Static<typeof DryRunIngestCsvQuery>
 export const DryRunIngestCsvResponses = {
   200: DryRunResponse,
-  400: ErrorResponse,
+  400: CsvRejection,
   401: ErrorResponse,
   413: ErrorResponse,
   415: ErrorResponse,

@@ -1,8 +1,9 @@
 import Papa from 'papaparse'
 import { isCalendarDate, isCycle, isoDate, type CycleWindow } from '../domain/cycle.js'
-import { IngestRejected, echoCell } from '../domain/errors.js'
-import { CSV_COLUMNS } from '../domain/price-csv.js'
+import { IngestRejected, echoCell, type RejectionFields } from '../domain/errors.js'
+import { CSV_COLUMNS, CSV_HEADER } from '../domain/price-csv.js'
 import { townFromCell } from '../domain/town-name.js'
+import { dateProblem, notUtf8, priceProblem, type DateFormat } from './csv-rejections.js'
 
 /** CSV of a pricing cycle → validated rows (spec 4.5, D4–D10, D12); every refusal an `IngestRejected`. */
 
@@ -23,19 +24,19 @@ type Kind = 'date' | 'town' | 'price'
 
 type ColumnMap = Record<Field, number>
 
-type DateFormat = 'DD-MM-YYYY' | 'YYYY-MM-DD'
-
 type Six = [string, string, string, string, string, string]
 
+type ColumnName = (typeof CSV_COLUMNS)[number]
+
 /** D6: the canonical column order, with the names used in messages. */
-const FIELDS: ReadonlyArray<{ field: Field, display: string, kind: Kind }> = ([
+const FIELDS: ReadonlyArray<{ field: Field, display: ColumnName, kind: Kind }> = ([
   { field: 'validFrom', kind: 'date' },
   { field: 'validTo', kind: 'date' },
   { field: 'town', kind: 'town' },
   { field: 'superPetrol', kind: 'price' },
   { field: 'diesel', kind: 'price' },
   { field: 'kerosene', kind: 'price' }
-] as const).map((spec, i) => ({ ...spec, display: CSV_COLUMNS[i] as string }))
+] as const).map((spec, i) => ({ ...spec, display: CSV_COLUMNS[i] as ColumnName }))
 
 /** Spec 4.5 rule 2: header names after lower-casing and dropping all but letters and digits. */
 const HEADER_ALIASES: ReadonlyMap<string, Field> = new Map([
@@ -54,45 +55,59 @@ const NOT_UTF8 = 'Uploaded file is not valid UTF-8 text.'
 const NOT_ALNUM = /[^\p{L}\p{N}]/gu
 const DMY = /^(\d{2})-(\d{2})-(\d{4})$/
 const YMD = /^(\d{4})-(\d{2})-(\d{2})$/
-const PRICE = /^(-?)(\d+)(?:\.(\d{1,2}))?$/ // D5
+const PRICE = /^(-?)(\d+)(?:\.(\d{1,2})0*)?$/ // D5: zeros after two decimals lose nothing
 const LINE_BREAKS = /\r\n?/g
 
+/** UTF-8 text; other bytes are refused, naming the encoding they seem to be in (D72). */
 export function decodeCsv (bytes: Uint8Array): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch {
-    throw new IngestRejected(NOT_UTF8)
+    throw notUtf8(bytes, NOT_UTF8)
   }
 }
 
 /** Spec 4.5 rules 1–3, D12 extra columns ignored; D48 a field named twice is refused. */
 export function mapHeader (cells: readonly string[]): ColumnMap {
+  const found = headerColumns(cells, true)
+  if (found.size < FIELDS.length) {
+    throw new IngestRejected(HEADER_MISMATCH, undefined, {
+      missing_columns: FIELDS.filter(({ field }) => !found.has(field)).map((f) => f.display),
+      found_columns: cells.slice(0, MAX_FOUND_COLUMNS).map(echoCell)
+    })
+  }
+  const columns = {} as ColumnMap
+  for (const { field } of FIELDS) columns[field] = found.get(field) as number
+  return columns
+}
+
+/** The header cells' columns by field; `strict`: a field named twice is refused (D48). */
+function headerColumns (cells: readonly string[], strict: boolean): Map<Field, number> {
   const found = new Map<Field, number>()
   cells.forEach((cell, index) => {
-    const field = HEADER_ALIASES.get(cell.toLowerCase().replace(NOT_ALNUM, ''))
+    const field = HEADER_ALIASES.get(headerKey(cell))
     if (field === undefined) return
     const earlier = found.get(field)
-    if (earlier !== undefined) {
+    if (earlier !== undefined && strict) {
       const name = FIELDS.find((f) => f.field === field)?.display ?? field
       throw new IngestRejected(`CSV header names ${name} twice (columns ${earlier + 1} and ${index + 1})`)
     }
-    found.set(field, index)
+    if (earlier === undefined) found.set(field, index)
   })
-  const columns = {} as ColumnMap
-  for (const { field } of FIELDS) {
-    const index = found.get(field)
-    if (index === undefined) throw new IngestRejected(HEADER_MISMATCH)
-    columns[field] = index
-  }
-  return columns
+  return found
 }
+
+const headerKey = (cell: string): string => cell.toLowerCase().replace(NOT_ALNUM, '')
+
+/** A refused header lists at most this many of its cells. */
+const MAX_FOUND_COLUMNS = 32
 
 /** D7: the format a date cell is written in, judged by its shape; neither shape is an error. */
 export function detectDateFormat (raw: string): DateFormat {
   const cell = raw.trim()
   if (DMY.test(cell)) return 'DD-MM-YYYY'
   if (YMD.test(cell)) return 'YYYY-MM-DD'
-  throw new IngestRejected(`Invalid date format: ${echoCell(raw)}`)
+  throw new IngestRejected(`Invalid date format: ${echoCell(raw)}`, undefined, dateProblem(raw, undefined, false))
 }
 
 /** D7 a date cell in the file's format → YYYY-MM-DD; the other format or no such day is refused. */
@@ -103,7 +118,7 @@ export function parseDateCell (raw: string, format: DateFormat): string {
   const month = Number(m?.[2])
   const day = Number(m?.[dayFirst ? 1 : 3])
   if (m === null || !isCalendarDate(year, month, day)) {
-    throw new IngestRejected(`Invalid date format: ${echoCell(raw)}`)
+    throw new IngestRejected(`Invalid date format: ${echoCell(raw)}`, undefined, dateProblem(raw, format, m !== null))
   }
   return isoDate(year, month, day)
 }
@@ -112,7 +127,7 @@ export function parseDateCell (raw: string, format: DateFormat): string {
 export function parsePriceCell (raw: string): string {
   if (isCanonicalPrice(raw)) return raw // the common cell, already as stored: no regex, no copy
   const m = PRICE.exec(raw.trim())
-  if (m === null) throw new IngestRejected(`Invalid price value: ${echoCell(raw)}`)
+  if (m === null) throw new IngestRejected(`Invalid price value: ${echoCell(raw)}`, undefined, priceProblem(raw))
   const digits = m[2] as string
   let start = 0
   while (start < digits.length - 1 && digits[start] === '0') start++
@@ -166,7 +181,7 @@ export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS, windo
     if (malformed) throw new IngestRejected(`Malformed quoted field on line ${rowLine}`, rowLine)
     if (isBlank(cells)) return // D6: skipped, though its line still counts
     if (readRow === undefined) {
-      readRow = rowReader(mapHeader(cells), window)
+      readRow = rowReader(headerOf(cells, rowLine, input), window)
       headerFields = cells.length
       return
     }
@@ -206,14 +221,96 @@ export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS, windo
     }
   }
 
-  if (readRow === undefined) throw new IngestRejected(HEADER_MISMATCH)
+  if (readRow === undefined) {
+    throw new IngestRejected(HEADER_MISMATCH, undefined, {
+      problem: 'empty_file',
+      hint: `The file holds no text: export the cycle again, with the header ${CSV_HEADER} as its first line.`,
+      missing_columns: FIELDS.map((f) => f.display),
+      found_columns: []
+    })
+  }
   if (total === 0) throw new IngestRejected(NO_ROWS)
+}
+
+/** The file's columns from its header on `line`; refused, with the likely cause read from the first lines of `input` (D72). */
+function headerOf (cells: readonly string[], line: number, input: string): ColumnMap {
+  try {
+    return mapHeader(cells)
+  } catch (err) {
+    if (!(err instanceof IngestRejected)) throw err
+    err.line = line
+    if (err.detail === HEADER_MISMATCH) Object.assign(err.fields, headerProblem(cells, line, input))
+    throw err
+  }
+}
+
+/** A delimiter some spreadsheets write instead of a comma, with how to avoid it. */
+const OTHER_DELIMITERS = [
+  { delimiter: ';', hint: 'The columns are separated by semicolons (;), not commas: save the file as "CSV UTF-8 (Comma delimited)", with a point before the decimals.' },
+  { delimiter: '\t', hint: 'The columns are separated by tabs, not commas: save the file as "CSV UTF-8 (Comma delimited)".' }
+] as const
+
+/** How far below a refused header line a title row may have pushed the real one. */
+const HEADER_SEARCH_LINES = 10
+
+/** Why the header on `line` lacks columns: a `sep=` line, another delimiter, a title row, a misspelt name, or just missing. */
+function headerProblem (cells: readonly string[], line: number, input: string): RejectionFields {
+  const lines = input.slice(0, 64 * 1024).split('\n')
+  const text = lines[line - 1] ?? ''
+  const found = headerColumns(cells, false).size
+  const sep = /^"?sep=(.?)"?$/i.exec(text.trim())
+  if (sep !== null) {
+    const other = OTHER_DELIMITERS.find((d) => d.delimiter === sep[1])
+    return {
+      problem: 'sep_line',
+      ...(other === undefined ? {} : { delimiter: other.delimiter }),
+      hint: `Line ${line} is "sep=${sep[1] as string}", a line some spreadsheets add to name the separator: delete it, so that the header is the first line${other === undefined ? '' : ', and save the file with commas between the columns'}.`
+    }
+  }
+  for (const { delimiter, hint } of OTHER_DELIMITERS) {
+    if (text.includes(delimiter) && headerColumns(splitLine(text, delimiter), false).size > found) return { problem: 'delimiter', delimiter, hint }
+  }
+  for (let next = line; next < Math.min(lines.length, line + HEADER_SEARCH_LINES); next++) {
+    if (headerColumns(splitLine(lines[next] as string, ','), false).size === FIELDS.length) {
+      return { problem: 'title_row', hint: `Line ${line} is not the header, line ${next + 1} is: delete the lines above the header, so that it is the first line.` }
+    }
+  }
+  const missing = FIELDS.filter(({ field }) => !headerColumns(cells, false).has(field))
+  for (const [index, cell] of cells.slice(0, MAX_FOUND_COLUMNS).entries()) {
+    const key = headerKey(cell)
+    if (key.length < 3 || key.length > 20 || HEADER_ALIASES.has(key)) continue
+    const meant = missing.find(({ field }) => [...HEADER_ALIASES].some(([alias, f]) => f === field && editDistance(key, alias) <= 2))
+    if (meant !== undefined) {
+      return { problem: 'misspelt_column', hint: `"${echoCell(cell.trim())}" (column ${index + 1}) is not a column name this service knows: did you mean ${meant.display}?` }
+    }
+  }
+  return {
+    problem: 'missing_columns',
+    hint: `The header on line ${line} has no column for ${missing.map((f) => f.display).join(', ')}. Name the columns ${CSV_COLUMNS.join(', ')}; case, spaces and punctuation do not matter.`
+  }
+}
+
+function splitLine (text: string, delimiter: string): string[] {
+  return Papa.parse<string[]>(text, { ...PAPA_OPTIONS, delimiter }).data[0] ?? []
+}
+
+/** Levenshtein distance between two short header keys. */
+function editDistance (a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1))
+    }
+    previous = current
+  }
+  return previous[b.length] as number
 }
 
 /** A FIELDS entry placed in one file, as the row reader walks it. */
 interface Column {
   field: Field
-  display: string
+  display: ColumnName
   kind: Kind
   index: number
   slot: number
@@ -272,9 +369,16 @@ function rowReader (map: ColumnMap, window: CycleWindow | undefined): (cells: re
       const column = columns[i] as Column
       if (isMissing(column, cells)) throw missingValue(columns, cells, line)
     }
-    for (let i = 0; i < 6; i++) {
-      const column = columns[i] as Column
-      values[column.slot] = column.read(cells[column.index] as string, line)
+    let i = 0
+    try {
+      for (; i < 6; i++) {
+        const column = columns[i] as Column
+        values[column.slot] = column.read(cells[column.index] as string, line)
+      }
+    } catch (err) {
+      // Every cell fault names its column beside its line (D72).
+      if (err instanceof IngestRejected) err.fields.column = (columns[i] as Column).display
+      throw err
     }
     const [validFrom, validTo, town, superPetrol, diesel, kerosene] = values as Six
 
@@ -312,7 +416,7 @@ function invalidCycle (cells: readonly string[], map: ColumnMap, line: number, w
 /** D6: of a row's missing cells, the one named first in canonical order. */
 function missingValue (columns: readonly Column[], cells: readonly string[], line: number): IngestRejected {
   const first = columns.filter((column) => isMissing(column, cells)).sort((a, b) => a.slot - b.slot)[0] as Column
-  return new IngestRejected(`Missing value for ${first.display} on line ${line}`)
+  return new IngestRejected(`Missing value for ${first.display} on line ${line}`, undefined, { column: first.display })
 }
 
 /** `cell.trim() === ''`, without trimming the usual cell, which starts with a visible ASCII character. */

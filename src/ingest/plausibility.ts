@@ -29,6 +29,8 @@ export interface CycleReview {
   previousValidFrom: string | null
   newTowns: string[]
   missingTowns: string[]
+  /** Towns of the cycle compared with; 0 when there is none. */
+  previousTowns: number
   warnings: PriceWarning[]
 }
 
@@ -112,6 +114,7 @@ export function reviewCycles (rows: readonly PriceRow[], stored: readonly Stored
       previousValidFrom,
       newTowns: previous === undefined ? [] : currentTowns.filter((t) => !previous.has(townKey(t))).sort(byTownKey),
       missingTowns: previousTowns.filter((t) => !current.has(townKey(t))).sort(byTownKey),
+      previousTowns: previousTowns.length,
       warnings
     }
   })

@@ -19,3 +19,12 @@ t.test('[D4][D21] the town filter is the canonical name; blank means absent', as
   t.equal(townFilter(''), undefined)
   t.equal(townFilter(undefined), undefined)
 })
+
+t.test('[D4] typographic apostrophes read as `\'`, in uploads and in the town filter alike', async (t) => {
+  // Right and left single quotation marks, reversed-9, modifier letter apostrophe, prime, fullwidth.
+  for (const mark of ['\u2019', '\u2018', '\u201b', '\u02bc', '\u2032', '\uff07']) {
+    t.equal(normalizeTown(`MURANG${mark}A`), "Murang'a", `U+${mark.codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0')}`)
+    t.equal(townFilter(`moi${mark}s bridge`), "Moi's Bridge")
+  }
+  t.equal(normalizeTown('Murang\u201ca'), 'Murang\u201ca', 'a double quotation mark is no apostrophe: left as it is, for D30 to refuse')
+})

@@ -15,7 +15,7 @@ t.beforeEach(() => { line = 1 })
 t.test('[D40] a plausible month: nothing new, nothing missing, no warnings', async (t) => {
   const rows = [row('Nairobi', NOV, '181.00'), row('Mombasa', NOV, '179.00')]
   t.strictSame(reviewCycles(rows, [stored('Nairobi', OCT[0], '180.00'), stored('Mombasa', OCT[0], '178.00')], 0.15), [
-    { validFrom: NOV[0], validTo: NOV[1], previousValidFrom: OCT[0], newTowns: [], missingTowns: [], warnings: [] }
+    { validFrom: NOV[0], validTo: NOV[1], previousValidFrom: OCT[0], newTowns: [], missingTowns: [], previousTowns: 2, warnings: [] }
   ])
 })
 
@@ -25,6 +25,7 @@ t.test('[D40] towns new and missing against the cycle before, in D3 order', asyn
   const [review] = reviewCycles(rows, before, 0.15)
   t.strictSame(review?.newTowns, ['El Wak', 'Elburgon'])
   t.strictSame(review?.missingTowns, ['Kisumu', 'Mombasa'])
+  t.equal(review?.previousTowns, 3, 'the towns of the cycle compared with, for the whole-cycle warning (D73)')
 })
 
 t.test('[D40] a price moving more than the share warns; exactly the share does not', async (t) => {

@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { defaultUrl, runIngestCli, ingestUrl, type CliIo } from '../../scripts/ingest-cli.js'
-import { SEED_CYCLES, seedSampleData } from '../../scripts/seed.js'
+import { defaultUrl, runIngestCli, ingestUrl, whyUnreachable, type CliIo } from '../../scripts/ingest-cli.js'
+import { SEED_CYCLES, seedSampleData, seedThroughService } from '../../scripts/seed.js'
 import { todayInKenya } from '../../src/domain/cycle.js'
 import { build, resetData, testDatabase } from '../helper.js'
 import { HEADER, TOKEN, csv, rowCount } from '../fixtures/ingest.js'
@@ -78,7 +78,16 @@ t.test('[ingest script] posts the file, prints the outcome, exit status says how
   t.equal(noToken.code, 1)
 
   const bad = await cli([join(dir, 'bad.csv'), '--url', url, '--token', TOKEN])
-  t.strictSame(bad, { code: 1, out: '', err: 'ingest failed: HTTP 400: Invalid price value: abc (line 2)' })
+  // Issue 46: the column and the rule broken, beside the service's words.
+  t.strictSame(bad, {
+    code: 1,
+    out: '',
+    err: [
+      'ingest failed: HTTP 400: Invalid price value: abc',
+      '  where: line 2, column Diesel (AGO)',
+      '  hint: A price is a plain decimal number with a point, such as 178.90.'
+    ].join('\n')
+  })
 
   // [D40] a dry run prints each cycle's comparison and warnings as an admin reads them.
   const feb = join(dir, 'feb.csv')
@@ -91,6 +100,7 @@ t.test('[ingest script] posts the file, prints the outcome, exit status says how
     'cycle 2026-02-15 to 2026-03-14 (compared with the cycle from 2026-01-15)',
     '  new towns: Kisumu',
     '  missing towns: Mombasa',
+    '  warning: Cycle 2026-02-15 would lack 1 of the 2 towns of cycle 2026-01-15 (50.0%, more than 10.0%).',
     '  warnings: 3',
     '    Super (PMS) for Nairobi on line 2 moves 38.5% from 180.50 to 250.00 (cycle 2026-01-15).',
     '    Super (PMS) for Nairobi on line 2 is 250.00, more than 15.0% outside the cycle\'s other towns (181.00 to 181.00).',
@@ -104,10 +114,48 @@ t.test('[ingest script] posts the file, prints the outcome, exit status says how
   t.match(await cli([join(dir, 'missing.csv')]), { code: 2, err: /^cannot read .*missing\.csv/ })
 
   await app.close()
-  t.match(await cli([jan, '--url', url, '--token', TOKEN]), { code: 1, err: /^cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/ingest\/csv: / })
+  // The URL tried and the system's reason, for each address a name resolves to.
+  const port = new URL(url).port
+  t.strictSame(await cli([jan, '--url', url, '--token', TOKEN]), { code: 1, out: '', err: `cannot reach ${url}/v1/ingest/csv: connect ECONNREFUSED 127.0.0.1:${port}` })
 })
 
-t.test('[npm run seed] the entry point, on an empty PGlite data dir: exit 0 and the counts; a bad setting exits 1', async (t) => {
+t.test('[ingest script] a refused header: the columns missing and found, and the likely cause', async (t) => {
+  const app = await build(t, { config: { ingestToken: TOKEN } })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+  const dir = t.testdir({ 'excel.csv': 'From;To;Town;Super (PMS);Diesel (AGO);Kerosene (IK)\r\n15-01-2026;14-02-2026;Nairobi;178,90;170,00;160,25\r\n' })
+  const err: string[] = []
+  const code = await runIngestCli([join(dir, 'excel.csv'), '--url', url, '--token', TOKEN, '--dry-run'], { env: {}, out: () => {}, err: (l) => err.push(l) })
+  t.equal(code, 1)
+  t.equal(err.join('\n'), [
+    'ingest failed: HTTP 400: CSV header must include From, To, Town, Super (PMS), Diesel (AGO), Kerosene (IK)',
+    '  where: line 1',
+    '  missing columns: From, To, Town, Super (PMS), Diesel (AGO), Kerosene (IK)',
+    '  found columns: "From;To;Town;Super (PMS);Diesel (AGO);Kerosene (IK)"',
+    '  hint: The columns are separated by semicolons (;), not commas: save the file as "CSV UTF-8 (Comma delimited)", with a point before the decimals.'
+  ].join('\n'))
+  t.equal(await rowCount(), 0)
+})
+
+t.test('whyUnreachable: every address a name resolved to, as the system refused it', async (t) => {
+  const refused = (address: string): Error => Object.assign(new Error(`connect ECONNREFUSED ${address}:8000`), { code: 'ECONNREFUSED' })
+  // What fetch throws for `localhost` when both its addresses refuse (Node's address-family race).
+  const both = new TypeError('fetch failed', { cause: Object.assign(new AggregateError([refused('::1'), refused('127.0.0.1')]), { code: 'ECONNREFUSED' }) })
+  t.equal(whyUnreachable(both), 'connect ECONNREFUSED ::1:8000; connect ECONNREFUSED 127.0.0.1:8000')
+  t.equal(whyUnreachable(new TypeError('fetch failed', { cause: Object.assign(new AggregateError([]), { code: 'ETIMEDOUT' }) })), 'ETIMEDOUT', 'no message: the code')
+})
+
+t.test('[npm run seed] through a service that cannot be reached: the URL tried, why, and what to set', async (t) => {
+  const closed = createServer()
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+  const port = (closed.address() as AddressInfo).port
+  await new Promise((resolve) => closed.close(resolve))
+  await t.rejects(seedThroughService(`http://127.0.0.1:${port}`, {}), new Error(
+    `cannot reach http://127.0.0.1:${port}/v1/ingest/csv: connect ECONNREFUSED 127.0.0.1:${port}. The data directory is in use, by the service as it ` +
+    'seems, so the sample goes through its ingest: set PORT (and HOST) to where the service listens, or stop it'))
+})
+
+t.test('[npm run seed] the entry point, on an empty PGlite data dir: exit 0 and the counts; a bad setting or an unreachable database exits 1, named', async (t) => {
   // Running it twice is the in-process test above; one process start is enough here. The data
   // directory holds the migrated, empty template: a new one's initdb is test/db/pglite-memory's.
   const dir = t.testdir({})
@@ -120,6 +168,15 @@ t.test('[npm run seed] the entry point, on an empty PGlite data dir: exit 0 and 
     return err.code
   })
   t.equal(failed, 1, 'a bad setting exits non-zero')
+
+  // A database that cannot be reached is named as the service's start names it, never `fetch failed`.
+  const closed = createServer()
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+  const port = (closed.address() as AddressInfo).port
+  await new Promise((resolve) => closed.close(resolve))
+  const unreachable = await run(TSX, ['scripts/seed.ts'], { env: { ...env, DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/fuel` } })
+    .then(() => ({ code: 0, stderr: '' }), (err: { code: number, stderr: string }) => ({ code: err.code, stderr: err.stderr }))
+  t.strictSame(unreachable, { code: 1, stderr: `seed failed: the PostgreSQL server at 127.0.0.1:${port} is not reachable (ECONNREFUSED); check DATABASE_URL and that PostgreSQL is running\n` })
 })
 
 t.test('[npm run ingest] the entry point: usage errors exit 2', async (t) => {

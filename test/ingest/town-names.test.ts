@@ -55,7 +55,7 @@ t.test('[D30][D10] over HTTP: each refused class is a 400 with the exact detail,
   for (const [kind, cell] of REFUSED) {
     const res = await upload(app, csv(HEADER, GOOD, `15-01-2026,14-02-2026,${quoted(cell)},181.00,171.00,161.00`))
     t.equal(res.statusCode, 400, kind)
-    t.strictSame(res.json(), { detail: `Invalid town name on line 3: ${echoCell(cell)}`, line: 3 }, `${kind}: ${JSON.stringify(cell.slice(0, 40))}`)
+    t.strictSame(res.json(), { detail: `Invalid town name on line 3: ${echoCell(cell)}`, line: 3, column: 'Town' }, `${kind}: ${JSON.stringify(cell.slice(0, 40))}`)
   }
   t.equal(await rowCount(), 0, 'not even the good first row of any file')
   const accepted = await upload(app, csv(HEADER, GOOD, '15-01-2026,14-02-2026,москва,181.00,171.00,161.00'))

@@ -69,15 +69,16 @@ t.test('[D10][D14] an invalid row deep in a large file of new cycles: its 400, n
     edit(copy)
     return copy.join('\n') + '\n'
   }
-  const cases: Array<[string, string, number]> = [
-    [file((l) => { l[9000] = (l[9000] as string).replace(/,150\.00,/, ',abc,') }), 'Invalid price value: abc', 9001],
-    [file((l) => { l[7999] = (l[7999] as string).replace('Town', '"Town') }), 'Malformed quoted field on line 8000', 8000],
-    [file((l) => { l.push(l[1] as string) }), 'Duplicate row for Town 001 from 2026-01-15 on lines 2 and 10002', 10002]
+  const cases: Array<[string, string, Record<string, unknown>]> = [
+    [file((l) => { l[9000] = (l[9000] as string).replace(/,150\.00,/, ',abc,') }), 'Invalid price value: abc',
+      { line: 9001, column: 'Diesel (AGO)', problem: 'not_a_number', hint: 'A price is a plain decimal number with a point, such as 178.90.' }],
+    [file((l) => { l[7999] = (l[7999] as string).replace('Town', '"Town') }), 'Malformed quoted field on line 8000', { line: 8000 }],
+    [file((l) => { l.push(l[1] as string) }), 'Duplicate row for Town 001 from 2026-01-15 on lines 2 and 10002', { line: 10002 }]
   ]
-  for (const [body, detail, line] of cases) {
+  for (const [body, detail, fields] of cases) {
     const res = await upload(app, body)
     t.equal(res.statusCode, 400, detail)
-    t.strictSame(res.json(), { detail, line })
+    t.strictSame(res.json(), { detail, ...fields })
     t.strictSame(await storedRows(), before, 'nothing written')
   }
   const whole = file(() => {})

@@ -85,9 +85,13 @@ t.test('[dry run] 200 with the counts an ingest would give, cycles newest first,
     unchanged: 2,
     cycles: [
       // [D40] each compared with the cycle before it as it would stand after the upload
-      { valid_from: '2026-02-15', valid_to: '2026-03-14', previous_valid_from: '2026-01-15', new_towns: [], missing_towns: ['Eldoret', 'Kisumu', 'Mombasa'], warnings: [], warnings_not_listed: 0 },
-      { valid_from: '2026-01-15', valid_to: '2026-02-14', previous_valid_from: '2025-12-15', new_towns: ['Eldoret', 'Kisumu', 'Mombasa'], missing_towns: [], warnings: [], warnings_not_listed: 0 },
-      { valid_from: '2025-12-15', valid_to: '2026-01-14', previous_valid_from: null, new_towns: [], missing_towns: [], warnings: [], warnings_not_listed: 0 }
+      {
+        valid_from: '2026-02-15', valid_to: '2026-03-14', previous_valid_from: '2026-01-15', new_towns: [], missing_towns: ['Eldoret', 'Kisumu', 'Mombasa'], warnings: [], warnings_not_listed: 0,
+        // [D73] 3 of January's 4 towns missing
+        cycle_warnings: [{ kind: 'missing_towns', detail: 'Cycle 2026-02-15 would lack 3 of the 4 towns of cycle 2026-01-15 (75.0%, more than 10.0%).' }]
+      },
+      { valid_from: '2026-01-15', valid_to: '2026-02-14', previous_valid_from: '2025-12-15', new_towns: ['Eldoret', 'Kisumu', 'Mombasa'], missing_towns: [], warnings: [], warnings_not_listed: 0, cycle_warnings: [] },
+      { valid_from: '2025-12-15', valid_to: '2026-01-14', previous_valid_from: null, new_towns: [], missing_towns: [], warnings: [], warnings_not_listed: 0, cycle_warnings: [] }
     ]
   })
   t.strictSame(await storedRows(), before, 'nothing written')

@@ -46,32 +46,79 @@ t.test('[spec 4.5 r1-3, D12] columns in any order, lenient names, extra columns 
 })
 
 // Every 400 of spec 4.5 / section 7 and D5–D10, exact detail, nothing written.
-// The fourth element: D51 the line a row fault is on.
-const rejections: Array<[string, string | Uint8Array, string, number?]> = [
-  ['[spec 7] header columns missing', csv('From,To,Town,Super (PMS),Diesel (AGO)', '15-01-2026,14-02-2026,Nairobi,180.50,170.00'), HEADER_MISMATCH],
-  ['[spec 7] empty file', '', HEADER_MISMATCH],
-  ['[spec 7] unparseable date, raw cell', csv(HEADER, '2026/01/15,2026/02/14,Nairobi,180.50,170.00,160.25'), 'Invalid date format: 2026/01/15', 2],
-  ['[spec 7] no data rows', csv(HEADER, '', ''), 'CSV payload contains no rows.'],
-  ['[D5] comma decimal', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,"180,50",170.00,160.25'), 'Invalid price value: 180,50', 2],
-  ['[D5] three decimals', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.505,170.00,160.25'), 'Invalid price value: 180.505', 2],
-  ['[D5] empty price', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.50,,160.25'), 'Invalid price value: ', 2],
-  ['[D5] zero', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.50,170.00,0'), 'Price out of range: 0', 2],
-  ['[D5] above 9999.99', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,10000.00,170.00,160.25'), 'Price out of range: 10000.00', 2],
-  ['[D6] empty town, physical line after a blank line', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.50,170.00,160.25', '', '15-01-2026,14-02-2026, ,180.50,170.00,160.25'), 'Missing value for Town on line 4', 4],
-  ['[D6] too few cells', csv(HEADER, '15-01-2026,14-02-2026'), 'Missing value for Town on line 2', 2],
-  ['[D7] formats mixed in one file', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.50,170.00,160.25', '2026-01-15,2026-02-14,Mombasa,180.50,170.00,160.25'), 'Invalid date format: 2026-01-15', 3],
-  ['[D7] impossible date', csv(HEADER, '31-02-2026,14-03-2026,Nairobi,180.50,170.00,160.25'), 'Invalid date format: 31-02-2026', 2],
-  ['[D8] not a pricing cycle', csv(HEADER, '16-01-2026,14-02-2026,Nairobi,180.50,170.00,160.25'), 'Invalid pricing cycle on line 2: From 16-01-2026 To 14-02-2026', 2],
-  ['[D9] duplicate after D4 normalisation', csv(HEADER, '15-01-2026,14-02-2026,nairobi,180.50,170.00,160.25', '15-01-2026,14-02-2026,  NAIROBI ,181.50,171.00,161.25'), 'Duplicate row for Nairobi from 2026-01-15 on lines 2 and 3', 3],
-  ['not UTF-8', new Uint8Array([...Buffer.from(HEADER + '\n15-01-2026,14-02-2026,Nair'), 0xff, ...Buffer.from('bi,180.50,170.00,160.25\n')]), 'Uploaded file is not valid UTF-8 text.']
+// The fourth element: what the answer says beside `detail`: D51 the line a row fault is on, D72
+// the column, the cause and its hint.
+const ALL_COLUMNS = ['From', 'To', 'Town', 'Super (PMS)', 'Diesel (AGO)', 'Kerosene (IK)']
+const COMMA_DECIMAL = { problem: 'comma_decimal', hint: 'Write a point before the decimals, not a comma: 178.90, not 178,90.' }
+const rejections: Array<[string, string | Uint8Array, string, Record<string, unknown>]> = [
+  ['[spec 7] header columns missing', csv('From,To,Town,Super (PMS),Diesel (AGO)', '15-01-2026,14-02-2026,Nairobi,180.50,170.00'), HEADER_MISMATCH, {
+    line: 1,
+    problem: 'missing_columns',
+    hint: 'The header on line 1 has no column for Kerosene (IK). Name the columns From, To, Town, Super (PMS), Diesel (AGO), Kerosene (IK); case, spaces and punctuation do not matter.',
+    missing_columns: ['Kerosene (IK)'],
+    found_columns: ['From', 'To', 'Town', 'Super (PMS)', 'Diesel (AGO)']
+  }],
+  ['[spec 7] empty file', '', HEADER_MISMATCH, {
+    problem: 'empty_file',
+    hint: 'The file holds no text: export the cycle again, with the header From,To,Town,Super (PMS),Diesel (AGO),Kerosene (IK) as its first line.',
+    missing_columns: ALL_COLUMNS,
+    found_columns: []
+  }],
+  ['[spec 7] unparseable date, raw cell', csv(HEADER, '2026/01/15,2026/02/14,Nairobi,180.50,170.00,160.25'), 'Invalid date format: 2026/01/15', {
+    line: 2,
+    column: 'From',
+    problem: 'date_format',
+    hint: 'Write dates as DD-MM-YYYY (15-01-2026) or YYYY-MM-DD (2026-01-15), one format for the whole file; this cell is written with "/" instead of "-".'
+  }],
+  ['[spec 7] no data rows', csv(HEADER, '', ''), 'CSV payload contains no rows.', {}],
+  ['[D5] comma decimal', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,"180,50",170.00,160.25'), 'Invalid price value: 180,50', { line: 2, column: 'Super (PMS)', ...COMMA_DECIMAL }],
+  ['[D5] three decimals', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.505,170.00,160.25'), 'Invalid price value: 180.505', {
+    line: 2,
+    column: 'Super (PMS)',
+    problem: 'too_many_decimals',
+    hint: 'A price has at most two decimals, with zeros after them allowed: 178.90 or 178.900, not 178.905.'
+  }],
+  ['[D5] empty price', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.50,,160.25'), 'Invalid price value: ', {
+    line: 2,
+    column: 'Diesel (AGO)',
+    problem: 'empty_price',
+    hint: 'The cell is empty: every row needs all three prices.'
+  }],
+  ['[D5] zero', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.50,170.00,0'), 'Price out of range: 0', { line: 2, column: 'Kerosene (IK)' }],
+  ['[D5] above 9999.99', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,10000.00,170.00,160.25'), 'Price out of range: 10000.00', { line: 2, column: 'Super (PMS)' }],
+  ['[D6] empty town, physical line after a blank line', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.50,170.00,160.25', '', '15-01-2026,14-02-2026, ,180.50,170.00,160.25'), 'Missing value for Town on line 4', { line: 4, column: 'Town' }],
+  ['[D6] too few cells', csv(HEADER, '15-01-2026,14-02-2026'), 'Missing value for Town on line 2', { line: 2, column: 'Town' }],
+  ['[D7] formats mixed in one file', csv(HEADER, '15-01-2026,14-02-2026,Nairobi,180.50,170.00,160.25', '2026-01-15,2026-02-14,Mombasa,180.50,170.00,160.25'), 'Invalid date format: 2026-01-15', {
+    line: 3,
+    column: 'From',
+    problem: 'date_format',
+    date_format: 'DD-MM-YYYY',
+    hint: "This file's dates are DD-MM-YYYY (like 15-01-2026), the format of its first date cell; this cell is written YYYY-MM-DD."
+  }],
+  ['[D7] impossible date', csv(HEADER, '31-02-2026,14-03-2026,Nairobi,180.50,170.00,160.25'), 'Invalid date format: 31-02-2026', {
+    line: 2,
+    column: 'From',
+    problem: 'no_such_date',
+    date_format: 'DD-MM-YYYY',
+    hint: "The cell is written DD-MM-YYYY, the format of this file's dates, but no such day exists."
+  }],
+  ['[D8] not a pricing cycle', csv(HEADER, '16-01-2026,14-02-2026,Nairobi,180.50,170.00,160.25'), 'Invalid pricing cycle on line 2: From 16-01-2026 To 14-02-2026', { line: 2 }],
+  ['[D9] duplicate after D4 normalisation', csv(HEADER, '15-01-2026,14-02-2026,nairobi,180.50,170.00,160.25', '15-01-2026,14-02-2026,  NAIROBI ,181.50,171.00,161.25'), 'Duplicate row for Nairobi from 2026-01-15 on lines 2 and 3', { line: 3 }],
+  // A lone 0xFF in ASCII text is the Windows-1252 `ÿ` (D72).
+  ['not UTF-8', new Uint8Array([...Buffer.from(HEADER + '\n15-01-2026,14-02-2026,Nair'), 0xff, ...Buffer.from('bi,180.50,170.00,160.25\n')]), 'Uploaded file is not valid UTF-8 text.', {
+    line: 2,
+    problem: 'encoding',
+    encoding: 'Windows-1252',
+    hint: 'Line 2 has the byte 0xFF, "ÿ" in Windows-1252 ("ANSI"), the encoding the file seems to be saved in: save the file as "CSV UTF-8 (Comma delimited) (*.csv)" instead.'
+  }]
 ]
 
-for (const [name, body, detail, line] of rejections) {
+for (const [name, body, detail, fields] of rejections) {
   t.test(`${name}: 400 "${detail}", nothing written`, async (t) => {
     const res = await upload(await app(t), body)
     t.equal(res.statusCode, 400)
     t.equal(res.headers['cache-control'], 'no-store', 'D17: errors are never cached')
-    t.strictSame(res.json(), line === undefined ? { detail } : { detail, line })
+    t.strictSame(res.json(), { detail, ...fields })
     t.equal(await rowCount(), 0)
   })
 }
@@ -86,7 +133,7 @@ t.test('[D10] a file whose only bad cell is on its last line writes nothing, sto
   lines.push('15-02-2026,14-03-2026,Town 501,180.50,170.00,abc')
   const res = await upload(a, csv(...lines))
   t.equal(res.statusCode, 400)
-  t.strictSame(res.json(), { detail: 'Invalid price value: abc', line: 503 })
+  t.strictSame(res.json(), { detail: 'Invalid price value: abc', line: 503, column: 'Kerosene (IK)', problem: 'not_a_number', hint: 'A price is a plain decimal number with a point, such as 178.90.' })
   t.strictSame(await storedRows(), before)
 })
 

@@ -8,11 +8,12 @@ import { operations, type DryRunResponse } from '../../generated/openapi.js'
 import { bearerAuth } from '../../auth/bearer-auth.js'
 import { continueIfExpected } from '../../http-server/request-framing.js'
 import { acceptUploads, contentEncodingError, readCsvUpload } from '../../ingest/multipart-upload.js'
-import { plausibleCycles } from '../../domain/cycle.js'
+import { plausibleCycles, todayInKenya } from '../../domain/cycle.js'
 import { cycleCsvBatches, decodeCsv, parseCycleCsv } from '../../ingest/csv.js'
+import { cycleWarnings } from '../../ingest/cycle-warnings.js'
 
 interface IngestRoutesOptions {
-  config: Pick<Config, 'ingestToken' | 'maxUploadBytes' | 'ingestWarnShare'>
+  config: Pick<Config, 'ingestToken' | 'maxUploadBytes' | 'ingestWarnShare' | 'ingestMissingTownsShare' | 'now'>
 }
 
 const INVALID_TOKEN = 'Invalid authorization token for ingestion endpoint.'
@@ -42,7 +43,9 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
 
   /** The file's validated rows (spec 4.5, D4–D10: every 400) and what an upload would do. */
   const dryRun = async (request: FastifyRequest): Promise<DryRunResponse> => {
-    const rows = parseCycleCsv(decodeCsv(await readCsvUpload(request, config.maxUploadBytes)), plausibleCycles()) // D48 cycle window
+    const now = config.now?.() ?? new Date()
+    const rows = parseCycleCsv(decodeCsv(await readCsvUpload(request, config.maxUploadBytes)), plausibleCycles(now)) // D48 cycle window
+    const whole = { today: todayInKenya(now), missingTownsShare: config.ingestMissingTownsShare }
     const outcome = await app.prices.count(rows)
     const review = await app.prices.review(rows, config.ingestWarnShare)
     request.log.info({ dryRun: true, ...logFields(outcome) }, 'csv ingest dry run')
@@ -64,7 +67,8 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
           new_towns: c.newTowns,
           missing_towns: c.missingTowns,
           warnings: listed,
-          warnings_not_listed: c.warnings.length - listed.length
+          warnings_not_listed: c.warnings.length - listed.length,
+          cycle_warnings: cycleWarnings(c, whole) // D73: a partial or early cycle
         }
       })
     }
@@ -94,7 +98,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
       let outcome
       try {
         // Spec 4.5, D4–D10: a 400 found mid-file rolls back what was written before it (D46).
-        outcome = await app.prices.ingest(cycleCsvBatches(text, undefined, plausibleCycles()), { notifyPayload: notification.payload })
+        outcome = await app.prices.ingest(cycleCsvBatches(text, undefined, plausibleCycles(config.now?.())), { notifyPayload: notification.payload })
       } catch (err) {
         notification.cancel()
         throw err

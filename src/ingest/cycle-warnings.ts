@@ -1,0 +1,57 @@
+import { cycleOf } from '../domain/cycle.js'
+import type { CycleWarning } from '../generated/openapi.js'
+
+/**
+ * A dry run's warnings about a cycle as a whole (D73): one that would lack many of the previous
+ * cycle's towns, and one that starts so far ahead that it would be the latest cycle long before it
+ * is in force. Pure; never a reason to refuse an upload.
+ */
+
+/** A cycle as the dry run reviewed it (D40). */
+export interface ReviewedCycle {
+  validFrom: string
+  previousValidFrom: string | null
+  missingTowns: readonly string[]
+  /** Towns of the previous cycle; 0 when there is none. */
+  previousTowns: number
+}
+
+export interface CycleWarningOptions {
+  /** Today's date in Kenya (YYYY-MM-DD), which decides today's cycle. */
+  today: string
+  /** Warn when the cycle lacks more than this share of the previous cycle's towns (0.1 = 10 %). */
+  missingTownsShare: number
+}
+
+/** Admins load a cycle the day before it starts, so the next cycle is normal; the one after it is early. */
+export const EARLY_CYCLES_AHEAD = 2
+
+const percent = (share: number): string => `${(Math.round(share * 1000) / 10).toFixed(1)}%`
+
+/** A cycle's start as a count of months, so that cycles ahead are a subtraction. */
+const monthIndex = (validFrom: string): number => {
+  const [y, m] = validFrom.split('-').map(Number) as [number, number]
+  return y * 12 + m - 1
+}
+
+export function cycleWarnings (cycle: ReviewedCycle, options: CycleWarningOptions): CycleWarning[] {
+  const warnings: CycleWarning[] = []
+  const missing = cycle.missingTowns.length
+  if (cycle.previousValidFrom !== null && cycle.previousTowns > 0 && missing / cycle.previousTowns > options.missingTownsShare) {
+    warnings.push({
+      kind: 'missing_towns',
+      detail: `Cycle ${cycle.validFrom} would lack ${missing} of the ${cycle.previousTowns} towns of cycle ${cycle.previousValidFrom} ` +
+        `(${percent(missing / cycle.previousTowns)}, more than ${percent(options.missingTownsShare)}).`
+    })
+  }
+  const current = cycleOf(options.today).validFrom
+  const ahead = monthIndex(cycle.validFrom) - monthIndex(current)
+  if (ahead >= EARLY_CYCLES_AHEAD) {
+    warnings.push({
+      kind: 'early',
+      detail: `Cycle ${cycle.validFrom} starts ${ahead} cycles after today's (${current} in Kenya): once uploaded, ` +
+        `/v1/prices/latest serves it at once, though it is not in force until ${cycle.validFrom}.`
+    })
+  }
+  return warnings
+}
