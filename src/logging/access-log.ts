@@ -1,7 +1,9 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
-import type { LevelCheck } from './lazy-logger.js'
 
 export const SLOW_REQUEST_MS = 1000
+
+/** pino's, and the lazy child logger's; not in Fastify's base logger type. */
+interface LevelCheck { isLevelEnabled: (level: string) => boolean }
 
 const failures = new WeakMap<FastifyRequest, unknown>()
 

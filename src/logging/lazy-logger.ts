@@ -3,9 +3,6 @@ import type { Bindings, ChildLoggerOptions, FastifyChildLoggerFactory } from 'fa
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
 
-/** pino's, and the lazy child logger's; not in Fastify's base logger type. */
-export interface LevelCheck { isLevelEnabled: (level: string) => boolean }
-
 function levelValues (logger: FastifyBaseLogger): Record<string, number> | undefined {
   return (logger as { levels?: { values?: Record<string, number> } }).levels?.values
 }
@@ -34,10 +31,6 @@ class LazyChildLogger {
   silent (): void {}
 
   isLevelEnabled (level: string): boolean {
-    // The usual case, asked once per request: the parent's own check, no lookups of ours.
-    if (this.made === undefined && this.options.level === undefined && typeof (this.parent as Partial<LevelCheck>).isLevelEnabled === 'function') {
-      return (this.parent as unknown as LevelCheck).isLevelEnabled(level)
-    }
     const values = levelValues(this.parent)
     const threshold = values?.[this.level]
     const value = values?.[level]
