@@ -143,7 +143,7 @@ function atEnd (record: Recorder): onSendHookHandler {
     logAccess(request, reply, ms, error ?? undefined)
   }
   return (request, reply, payload, done) => {
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload) && typeof (payload as { pipe?: unknown } | null)?.pipe === 'function') finished(reply.raw, (error) => { observe(request, reply, error) })
+    if (typeof (payload as { pipe?: unknown } | null)?.pipe === 'function') finished(reply.raw, (error) => { observe(request, reply, error) })
     else observe(request, reply)
     done(null, payload)
   }
