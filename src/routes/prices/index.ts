@@ -68,8 +68,7 @@ const prices: FastifyPluginAsyncTypebox<PricesRoutesOptions> = async (app, optio
     ...operations.listPrices,
     schema: { ...operations.listPrices.schema, querystring: ListPricesLegacyQuery },
     preHandler: pageNumbers,
-    // Not async: a page held in memory is sent without a promise.
-    handler: (request, reply) => {
+    handler: async (request, reply) => {
       const q = request.query
       // D17: publicly cacheable, and the answer depends on Accept (the CSV export).
       addVary(reply, 'Accept')
@@ -77,17 +76,15 @@ const prices: FastifyPluginAsyncTypebox<PricesRoutesOptions> = async (app, optio
         // D43: what GET /v1/prices.csv answers for the same query, which Content-Location names.
         const query = request.url.indexOf('?')
         void reply.header('content-location', operations.exportPricesCsv.url + (query === -1 ? '' : request.url.slice(query)))
-        // Resolves to the reply, as the export route's does; typed as that route's, not this one's.
-        return exportCsv(request, reply, { ...q, limit: limitGiven(request) ? q.limit : undefined }) as Promise<never>
+        return await exportCsv(request, reply, { ...q, limit: limitGiven(request) ? q.limit : undefined })
       }
       const town = townFilter(q.town)
       // Keyed by the normalised query (D4 town form, defaults filled in): equivalent URLs share one entry.
       const key = `prices:${town ?? ''}:${q.start_date ?? ''}:${q.end_date ?? ''}:${q.limit}:${q.offset}`
       // D44 reads from memory: PostgreSQL's JSON text, kept as ready bytes until the next ingest.
-      return sendHeldOr(app.readCache.heldBody(key),
-        async () => await app.readCache.body(key, async () =>
-          await app.prices.listPrices({ town, startDate: q.start_date, endDate: q.end_date, offset: q.offset, limit: q.limit })),
-        (body) => sendReady(request, reply, body))
+      const body = await app.readCache.body(key, async () =>
+        await app.prices.listPrices({ town, startDate: q.start_date, endDate: q.end_date, offset: q.offset, limit: q.limit }))
+      return sendReady(request, reply, body)
     }
   })
 
