@@ -1,18 +1,4 @@
-/** An error carrying its status and the exact `detail` of the D19 envelope; anything else is a bare 500. */
-export class HttpError extends Error {
-  readonly statusCode: number
-  readonly detail: unknown
-  readonly headers: Record<string, string>
-
-  /** `cause`: for a 5xx, the failure behind it, which the access line logs (D61). */
-  constructor (statusCode: number, detail: unknown, headers: Record<string, string> = {}, cause?: unknown) {
-    super(typeof detail === 'string' ? detail : JSON.stringify(detail), cause === undefined ? undefined : { cause })
-    this.name = 'HttpError'
-    this.statusCode = statusCode
-    this.detail = detail
-    this.headers = headers
-  }
-}
+import { HttpError } from '../http-server/http-error.js'
 
 /** A 400 raised by CSV ingest validation (spec 4.5, D5–D10); D51 `line`: the row it is about. */
 export class IngestRejected extends HttpError {

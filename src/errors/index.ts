@@ -1,8 +1,9 @@
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { HttpError, IngestRejected } from '../domain/errors.js'
-import { privateAnswer } from '../http-caching/index.js'
+import { IngestRejected } from '../domain/errors.js'
+import { HttpError } from '../http-server/http-error.js'
+import { noStoreAnswer } from '../http-caching/index.js'
 import { recordFailure } from '../logging/access-log.js'
 import { storageFull } from '../db/storage-full.js'
 import { toValidationItems } from './validation.js'
@@ -50,7 +51,7 @@ async function errors (app: FastifyInstance, options: ErrorsOptions): Promise<vo
   // Answers no route matched (and bad URLs) take the hooks routes get in onRoute, from a scope of
   // their own: no global onSend hook that every request would pass through.
   await app.register(async (unmatched) => {
-    unmatched.addHook('onSend', privateAnswer) // D17 no-store
+    unmatched.addHook('onSend', noStoreAnswer)
     unmatched.addHook('onSend', app.metrics.unmatched)
     // Spec 8: unknown paths are limited too; only declared routes get the limiter's hook by itself.
     unmatched.setNotFoundHandler({ preHandler: app.rateLimit() }, notFound)

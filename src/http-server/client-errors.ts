@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyServerOptions } from 'fastify'
+import { NO_STORE } from '../http-caching/index.js'
 
 type ClientErrorHandler = NonNullable<FastifyServerOptions['clientErrorHandler']>
 
@@ -16,7 +17,7 @@ export const clientErrorHandler: ClientErrorHandler = function (err, socket: Soc
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
   if (socket.writable && inFlight?.headersSent !== true) {
     socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${body}`)
+      `content-length: ${Buffer.byteLength(body)}\r\ncache-control: ${NO_STORE}\r\nconnection: close\r\n\r\n${body}`)
   }
   setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref()
 }

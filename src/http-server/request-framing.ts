@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { HttpError } from '../domain/errors.js'
+import { HttpError } from './http-error.js'
 
 /** D48 smaller refusals: no Host, two Hosts or a bad Expect, refused in the envelope; `100 Continue` only after the token. */
 export function framingError (request: FastifyRequest): HttpError | undefined {

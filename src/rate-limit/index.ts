@@ -1,16 +1,19 @@
 import fastifyRateLimit from '@fastify/rate-limit'
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import { HttpError } from '../domain/errors.js'
+import { HttpError } from '../http-server/http-error.js'
 import { MemorySlidingWindowStore } from './memory-store.js'
 import { DEFAULT_MAX, DEFAULT_WINDOW_MS, clientKey, type HitResult, type SlidingWindowStore } from './sliding-window.js'
 
 interface RateLimitPluginOptions {
-  /** The D22 sliding log, closed with the app; omitted: Redis when `redisUrl` is set, else memory. */
+  /** The sliding log (D22), closed with the app; omitted: Redis when `redisUrl` is set, else memory. */
   store?: SlidingWindowStore | undefined
   redisUrl?: string | undefined
-  /** Routes under these prefixes are never limited (the docs: routes a library declares). */
-  exemptPrefixes?: readonly string[]
+  /**
+   * Routes outside the contract that are never limited: a path, or every path under a prefix
+   * written with a trailing `/*`. Contract operations say it themselves in openapi.yaml.
+   */
+  unlimitedPaths?: readonly string[]
 }
 
 /** Spec 7, word for word. */
@@ -46,12 +49,11 @@ const rateLimitPlugin: FastifyPluginAsync<RateLimitPluginOptions> = async (app, 
   const store = options.store ?? await createStore(options.redisUrl, app.log)
   const max = store.max ?? DEFAULT_MAX
 
-  // Routes a library declares (the docs UI) cannot carry a config of their own.
-  const prefixes = options.exemptPrefixes ?? []
+  // Decided once per route as it is declared; this also covers routes a library declares (the docs UI).
+  const unlimited = (url: string): boolean => (options.unlimitedPaths ?? []).some((path) =>
+    path.endsWith('/*') ? url === path.slice(0, -2) || url.startsWith(path.slice(0, -1)) : url === path)
   app.addHook('onRoute', (route) => {
-    if (prefixes.some((prefix) => route.url === prefix || route.url.startsWith(prefix + '/'))) {
-      route.config = { ...route.config, rateLimit: false }
-    }
+    if (unlimited(route.url)) route.config = { ...route.config, rateLimit: false }
   })
 
   await app.register(fastifyRateLimit, {

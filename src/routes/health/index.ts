@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import fp from 'fastify-plugin'
-import { HttpError } from '../../domain/errors.js'
+import { HttpError } from '../../http-server/http-error.js'
 import { cycleOf, todayInKenya } from '../../domain/cycle.js'
 import { operations } from '../../generated/openapi.js'
 
