@@ -1,18 +1,13 @@
 import type { FastifySchemaValidationError, preHandlerHookHandler } from 'fastify'
-
-interface ValidationItem {
-  loc: Array<string | number>
-  msg: string
-  type: string
-}
+import type { ValidationErrorItem } from '../generated/openapi.js'
 
 const LOCATION: Record<string, string> = { querystring: 'query', body: 'body', params: 'path', headers: 'header' }
 
-/** D20 wording of 422 items: one pydantic-v1 item per failing parameter, in Ajv's order. */
-export function toValidationItems (errors: FastifySchemaValidationError[], context: string): ValidationItem[] {
+/** The 422's items in pydantic v1's words (D20): one per failing parameter, in Ajv's order. */
+export function toValidationItems (errors: FastifySchemaValidationError[], context: string): ValidationErrorItem[] {
   const where = LOCATION[context] ?? context
   const seen = new Set<string>()
-  const items: ValidationItem[] = []
+  const items: ValidationErrorItem[] = []
   for (const error of errors) {
     const name = parameterOf(error)
     if (seen.has(name)) continue
@@ -66,7 +61,7 @@ function describe (error: FastifySchemaValidationError): { msg: string, type: st
   }
 }
 
-/** D48: Ajv lets `Infinity` pass as an integer, so these are checked again after validation. */
+/** Ajv lets `Infinity` pass as an integer, so these parameters are checked again after validation (D48). */
 export function finiteIntegers (...names: string[]): preHandlerHookHandler {
   return (request, reply, done) => {
     const query = request.query as Record<string, unknown>
