@@ -47,7 +47,7 @@ interface AppOptions {
 /** Tokens never reach the logs, whatever a serializer is later changed to print. */
 export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie']
 
-/** Fastify's options; `log` is the service's own logger, which Fastify's stays off for (D45). */
+/** Fastify's options; `log` is the service's own logger, which Fastify's stays off for. */
 function serverOptions (config: Config, log?: Logger): FastifyServerOptions {
   return {
     // Which address is the client's (D23); a hop count works at run time though Fastify's typings omit it.
@@ -58,17 +58,17 @@ function serverOptions (config: Config, log?: Logger): FastifyServerOptions {
     logController: new AccessLog(),
     childLoggerFactory: lazyChildLoggerFactory(log),
     return503OnClosing: false,
-    // PGlite's first start can outlast Fastify's 10 s default for a plugin (D33).
+    // PGlite's first start can outlast Fastify's 10 s default for a plugin.
     pluginTimeout: PLUGIN_TIMEOUT_MS,
     ...timeoutServerOptions(config), // connection timeouts (D32)
     clientErrorHandler, // node:http's own 400, 408 and 431 in the error envelope
-    // A path that is not valid percent-encoding is refused in the envelope, like any 400 (D48).
+    // A path that is not valid percent-encoding is refused in the envelope, like any 400.
     frameworkErrors: (error, _request, reply) => {
       void (reply as FastifyReply).code(error.statusCode ?? 400).send({ detail: error.code === 'FST_ERR_BAD_URL' ? 'The URL is not valid percent-encoding' : error.message })
     },
     routerOptions: { querystringParser: parseQueryString }, // an empty value is an absent parameter
     ajv: {
-      // Every failing parameter reported (D20); `Infinity` and `NaN` are not numbers (D48).
+      // Every failing parameter reported; `Infinity` and `NaN` are not numbers.
       customOptions: { allErrors: true, strictNumbers: true }
     }
   }
@@ -161,7 +161,7 @@ export interface BuildAppOptions extends ServiceOptions {
 export async function buildApp (options: BuildAppOptions): Promise<FastifyInstance> {
   const log = createServiceLogger(loggerOptions(options.config, options.logger))
   const app = Fastify(serverOptions(options.config, log)).withTypeProvider<TypeBoxTypeProvider>()
-  // Fastify's logger is off (D45), so `app.log`, which every plugin inherits, is set to ours.
+  // Fastify's logger is off, so `app.log`, which every plugin inherits, is set to ours.
   if (log !== undefined) {
     app.log = log
     app.addHook('onClose', (_instance, done) => { flushRepeatedFailures(log); done() })

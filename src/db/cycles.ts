@@ -1,11 +1,12 @@
 import { sql, type SQL } from 'drizzle-orm'
 import type { Static, TObject } from '@sinclair/typebox'
-import { CycleSummary, FuelChange, FuelStats, PriceChange } from '../generated/openapi.js'
+import { CycleSummary, FuelChange, FuelStats, PriceChange, type PriceWarning } from '../generated/openapi.js'
 import { pricesChangedChannel } from './channels.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
 import { INGEST_LOCK_KEY, INGEST_STATEMENT_TIMEOUT_MS } from '../ingest/write.js'
 
-const FUELS = ['super_petrol', 'diesel', 'kerosene'] as const
+/** A fuel as the contract names it. */
+type Fuel = PriceWarning['fuel']
 
 // Towns are compared and ordered by lower(town) byte-wise (D3).
 const townKey = (column: string): SQL => sql.raw(`lower(${column}) COLLATE "C"`)
@@ -22,7 +23,7 @@ function jsonObject<S extends TObject> (schema: S, values: Record<keyof Static<S
 }
 
 /** Per fuel: min, max, mean, median and the cheapest and dearest town (ties: the first in town order). */
-function fuelStats (fuel: typeof FUELS[number]): SQL {
+function fuelStats (fuel: Fuel): SQL {
   const c = sql.raw(`f.${fuel}`)
   const town = townKey('f.town')
   return jsonObject(FuelStats, {
@@ -47,7 +48,7 @@ const CYCLE_JSON = jsonObject(CycleSummary, {
 })
 
 /** One fuel of a town's change: its price `c` beside `p`, the same town's in the cycle before. */
-const fuelChange = (fuel: typeof FUELS[number]): SQL => jsonObject(FuelChange, {
+const fuelChange = (fuel: Fuel): SQL => jsonObject(FuelChange, {
   price: sql.raw(`c.${fuel}::float8`),
   previous: sql.raw(`p.${fuel}::float8`),
   change: sql.raw(`(c.${fuel} - p.${fuel})::float8`)
@@ -86,7 +87,7 @@ export class CycleReads {
     return rowsOf<{ body: string }>(result)[0]?.body
   }
 
-  /** The newest `count` cycles, newest first (the feed, D41). */
+  /** The newest `count` cycles, newest first (the feed). */
   async recentCycles (count: number): Promise<CycleSummary[]> {
     return JSON.parse(await this.listCycles(count, 0)) as CycleSummary[]
   }
@@ -109,7 +110,7 @@ export class CycleReads {
     return row?.body ?? '[]'
   }
 
-  /** The latest cycle and whether today's is stored (health, D42); also the connectivity check (D25). */
+  /** The latest cycle and whether today's is stored (health); also the connectivity check. */
   async freshness (currentValidFrom: string): Promise<{ latest: string | null, current: boolean }> {
     const result = await this.db.execute<{ latest: string | null, current: boolean }>(sql`
       SELECT (SELECT max(valid_from) FROM fuel_prices)::text AS latest,

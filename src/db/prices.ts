@@ -8,7 +8,7 @@ import { writeBatches, type WriteOptions } from '../ingest/write.js'
 import { fuelPrices } from './schema.js'
 
 export interface PriceFilter {
-  /** D4 canonical form (townFilter); compared by lower() on both sides. */
+  /** The canonical form (townFilter); compared by lower() on both sides. */
   town?: string | undefined
   startDate?: string | undefined
   endDate?: string | undefined
@@ -23,10 +23,10 @@ interface PriceStreamFilter extends Omit<PriceFilter, 'limit'> {
 /** Rows per query of an export: one round trip per batch, one batch in memory at a time. */
 const EXPORT_BATCH_SIZE = 1000
 
-// D3 town order: lower(town) compared byte-wise (`townKey` in JavaScript).
+// Towns are ordered by lower(town) compared byte-wise (D3), as `townKey` does in JavaScript.
 const townOrderKey = sql`lower(${fuelPrices.town}) COLLATE "C"`
 
-// D2 total order of /v1/prices.
+// One total order, so offset pages never skip or repeat a row (D2).
 const listOrder = [desc(fuelPrices.validFrom), townOrderKey, asc(fuelPrices.id)]
 
 /** How each FuelPrice field is read: numeric(6,2) prices as float8, so they leave as JSON numbers. */
@@ -66,7 +66,7 @@ export class PricesRepository {
     this.latestStatement = db.select({ town: latest.town, json: FUEL_PRICE_JSON }).from(latest)
       .orderBy(sql`lower(${latest.town}) COLLATE "C"`, asc(latest.id))
       .prepare('latest_prices')
-    // D3 order, by a skip scan over fuel_prices_town_order_idx: one index probe per distinct town.
+    // In town order, by a skip scan over fuel_prices_town_order_idx: one index probe per distinct town.
     this.townsStatement = {
       execute: async (): Promise<string[]> => {
         const result = await db.execute<{ town: string }>(sql`
@@ -102,7 +102,7 @@ export class PricesRepository {
     return row?.body ?? '[]'
   }
 
-  /** listPrices' rows as keyset batches in D2 order, so a long export never repeats a row. */
+  /** listPrices' rows as keyset batches in the same order, so a long export never repeats a row. */
   async * streamPrices (filter: PriceStreamFilter, batchSize = EXPORT_BATCH_SIZE): AsyncGenerator<FuelPrice[], void, undefined> {
     let remaining = filter.limit ?? Number.POSITIVE_INFINITY
     let last: FuelPrice | undefined
@@ -126,7 +126,7 @@ export class PricesRepository {
     }
   }
 
-  /** The latest cycle, each town's record as FuelPrice JSON, in town order (D3). */
+  /** The latest cycle, each town's record as FuelPrice JSON, in town order. */
   async latestPrices (): Promise<Array<{ town: string, json: string }>> {
     return await this.latestStatement.execute()
   }
@@ -158,12 +158,11 @@ export class PricesRepository {
     })
     const page = this.db.select(fuelPriceColumns).from(fuelPrices)
       .where(conditions.length > 0 ? and(...conditions) : undefined)
-      // D2: one total order, so offset pages never skip or repeat a row.
       .orderBy(...listOrder)
       .limit(sql.placeholder('limit'))
       .offset(sql.placeholder('offset'))
       .as('p')
-    // The whole page as one JSON text; the aggregate keeps the page's order (D2).
+    // The whole page as one JSON text; the aggregate keeps the page's order.
     return this.db.select({
       body: sql<string | null>`'[' || string_agg(${FUEL_PRICE_JSON}, ',' ORDER BY p.valid_from DESC, lower(p.town) COLLATE "C", p.id) || ']'`
     }).from(page).prepare(`list_prices_${mask}`)
@@ -178,13 +177,13 @@ function filterConditions (filter: { town: FilterValue | undefined, startDate: F
   if (filter.startDate !== undefined) conditions.push(gte(fuelPrices.validFrom, sql`${filter.startDate}::date`))
   if (filter.endDate !== undefined) {
     conditions.push(lte(fuelPrices.validTo, sql`${filter.endDate}::date`))
-    // D8 CHECK: valid_from is 27+ days before valid_to; the implied bound lets the index range-scan.
+    // A cycle starts 27 or more days before it ends (a CHECK): the implied bound lets the index range-scan.
     conditions.push(lte(fuelPrices.validFrom, sql`${filter.endDate}::date - 27`))
   }
   return conditions
 }
 
-/** Rows after `row` in D2 order: valid_from desc, then lower(town) byte-wise, then id. */
+/** Rows after `row` in the list's order: valid_from desc, then lower(town) byte-wise, then id. */
 function after (row: FuelPrice): SQL {
   const town = sql`lower(${row.town}) COLLATE "C"`
   return or(

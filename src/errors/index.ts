@@ -10,7 +10,7 @@ import { toValidationItems } from './validation.js'
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const
 
-/** The answer to a write the database's full disk stopped (D61). */
+/** The answer to a write the database's full disk stopped. */
 export const STORAGE_FULL_DETAIL = 'Insufficient storage: the database disk is full, nothing was written'
 
 interface ErrorsOptions {
@@ -18,19 +18,19 @@ interface ErrorsOptions {
   dataDir?: string | undefined
 }
 
-/** D19 one error envelope, framework errors included; a 5xx never carries a stack or SQL. */
+/** One error envelope, `{"detail": …}`, framework errors included; a 5xx never carries a stack or SQL (D19). */
 async function errors (app: FastifyInstance, options: ErrorsOptions): Promise<void> {
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     if (error instanceof HttpError) {
-      // A 5xx's cause goes into its one access line (D61).
+      // A 5xx's cause goes into its one access line.
       if (error.statusCode >= 500) recordFailure(request, error.cause ?? error)
-      // D51: a fault in one row of an upload also says which line.
+      // A fault in one row of an upload also says which line.
       const line = error instanceof IngestRejected ? error.line : undefined
       void reply.headers(error.headers).code(error.statusCode).send(line === undefined ? { detail: error.detail } : { detail: error.detail, line })
       return
     }
     if (error.validation !== undefined) {
-      // D20: FastAPI/pydantic-v1 shaped 422, every failing parameter listed.
+      // A 422 shaped as pydantic v1's, every failing parameter listed (D20).
       void reply.code(422).send({ detail: toValidationItems(error.validation, error.validationContext ?? 'querystring') })
       return
     }
@@ -39,8 +39,8 @@ async function errors (app: FastifyInstance, options: ErrorsOptions): Promise<vo
       void reply.code(status).send({ detail: error.message !== '' ? error.message : STATUS_CODES[status] })
       return
     }
-    recordFailure(request, error) // logged once, by the access line (D61)
-    // A write stopped by a full disk says so; a read stays D27's retryable 500.
+    recordFailure(request, error) // logged once, by the access line
+    // A write stopped by a full disk says so; a read stays a retryable 500.
     if (request.method !== 'GET' && request.method !== 'HEAD' && storageFull(error, options.dataDir)) {
       void reply.code(507).send({ detail: STORAGE_FULL_DETAIL })
       return
@@ -52,13 +52,13 @@ async function errors (app: FastifyInstance, options: ErrorsOptions): Promise<vo
   // their own: no global onSend hook that every request would pass through.
   await app.register(async (unmatched) => {
     unmatched.addHook('onSend', noStoreAnswer)
-    unmatched.addHook('onSend', app.metrics.unmatched)
+    unmatched.addHook('onSend', app.metrics.unmatchedHook)
     // Spec 8: unknown paths are limited too; only declared routes get the limiter's hook by itself.
     unmatched.setNotFoundHandler({ preHandler: app.rateLimit() }, notFound)
   })
 }
 
-/** D19: a known path with another method is 405 with Allow, not 404. */
+/** A known path with another method is 405 with Allow, not 404. */
 function notFound (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply): void {
   const url = request.url.split('?')[0] as string
   const allowed = METHODS.filter((method) => this.hasRoute({ url, method }))

@@ -90,7 +90,7 @@ export function preferredEncoding (acceptEncoding: string | undefined): Encoding
   return br ? 'br' : gzip ? 'gzip' : 'identity'
 }
 
-/** Does If-None-Match name this entity? Weak comparison, as RFC 9110 asks for GET (D18). */
+/** Does If-None-Match name this entity? Weak comparison, as RFC 9110 asks for GET. */
 export function etagMatches (ifNoneMatch: string | undefined, etag: string): boolean {
   if (ifNoneMatch === undefined) return false
   const target = opaque(etag)
@@ -115,7 +115,7 @@ export interface SendOptions {
 
 /**
  * Sends a cached read: the body in the client's preferred encoding with its ETag, or a 304 when
- * the client already has it (D18). Every cached read goes through here; Cache-Control comes from
+ * the client already has it. Every cached read goes through here; Cache-Control comes from
  * the route's policy (the http-caching plugin).
  */
 export async function sendCached (request: FastifyRequest, reply: FastifyReply, body: CachedBody | Promise<CachedBody>, options: SendOptions = {}): Promise<FastifyReply> {

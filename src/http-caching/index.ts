@@ -15,7 +15,7 @@ declare module 'fastify' {
 /** The contract's Cache-Control of the public reads. */
 export const PUBLIC_CACHE_CONTROL = 'public, max-age=86400, s-maxage=604800'
 
-/** What nothing may keep: every error, and every answer of a route without a policy of its own (D17). */
+/** What nothing may keep: every error, and every answer of a route without a policy of its own. */
 export const NO_STORE = 'no-store'
 
 /**
@@ -34,11 +34,11 @@ function cachePolicy (cacheControl: string): onSendHookHandler {
 export const noStoreAnswer = cachePolicy(NO_STORE)
 
 /**
- * Cache-Control from each route's policy (D17), ETags and 304s on the public reads (D18), and the
- * tags a shared cache files a public read under (D70). A route's hook is chosen as it is declared.
+ * Cache-Control from each route's policy, ETags and 304s on the public reads, and the tags a
+ * shared cache files a public read under. A route's hook is chosen as it is declared.
  */
 async function httpCaching (app: FastifyInstance): Promise<void> {
-  /** The hook of a public read; `tags` for its GET and HEAD answers (D70). */
+  /** The hook of a public read; `tags` for its GET and HEAD answers. */
   const publicRead = (tags: AnswerTags | undefined): onSendHookHandler => (request, reply, payload, done) => {
     const status = reply.statusCode
     if (status >= 400) {

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 
 /**
  * The tags a shared cache files each public answer under (the `Surrogate-Key` header), and the
- * tags a change to the prices drops (D70). Each answer names the data it depends on: a list
+ * tags a change to the prices drops. Each answer names the data it depends on: a list
  * (`prices`, `latest`, `changes`, `towns`, `cycles`, `feed`) or one cycle's page (`cycle-<day>`).
  */
 export const SURROGATE_KEY_HEADER = 'surrogate-key'

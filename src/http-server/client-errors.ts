@@ -8,7 +8,7 @@ type ClientErrorHandler = NonNullable<FastifyServerOptions['clientErrorHandler']
 /** How long a connection answered here is kept (half-closed) so the client can read the answer. */
 export const CLIENT_ERROR_LINGER_MS = 2000
 
-/** node:http's own 400, 408 (D32) and 431, in the D19 envelope, then closed after a linger (as D29). */
+/** node:http's own 400, 408 and 431, in the error envelope, then closed after a linger so the client can read it. */
 export const clientErrorHandler: ClientErrorHandler = function (err, socket: Socket) {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
   const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400

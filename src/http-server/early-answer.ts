@@ -1,14 +1,14 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 
-/** D29 early answers drain the body, within the D48 lingering-close bounds. */
+/** An answer sent before its request's body was read drains that body, within these bounds. */
 export interface DrainLimits {
   maxBytes: number
   idleMs?: number
   lingerMs?: number
 }
 
-/** D48 lingering close: drain at most LINGER_FACTOR × MAX_UPLOAD_BYTES. */
+/** A lingering close drains at most LINGER_FACTOR × MAX_UPLOAD_BYTES. */
 export const LINGER_FACTOR = 5
 
 export const DRAIN_IDLE_MS = 2_000
@@ -52,7 +52,10 @@ export function discardUnreadBody (request: IncomingMessage, limits: DrainLimits
   return {}
 }
 
-/** D29 for the whole app; an answer already saying `Connection: close` closes at once. */
+/**
+ * Drains an early answer's unread body, so the client reads the answer instead of a reset (D29);
+ * an answer already saying `Connection: close` closes at once.
+ */
 export function drainEarlyAnswer (request: FastifyRequest, reply: FastifyReply, limits: DrainLimits): void {
   const raw = request.raw
   if (raw.complete || !announcesBody(raw.headers) || String(reply.getHeader('connection')).toLowerCase() === 'close') return

@@ -10,9 +10,9 @@ interface HttpServerOptions {
   maxUploadBytes: number
 }
 
-/** The connection-level rules, one hook per phase: D48 framing, D32 body idle timeout, D29 drain, shutdown. */
+/** The connection-level rules, one hook per phase: request framing, the body idle timeout, draining early answers, shutdown. */
 async function httpServer (app: FastifyInstance, options: HttpServerOptions): Promise<void> {
-  // D48: `Expect` is judged on Fastify's path (framingError), not by node:http before it.
+  // `Expect` is judged on Fastify's path (framingError), so a refusal is in the envelope.
   const handOn = (req: IncomingMessage, res: ServerResponse): void => { app.server.emit('request', req, res) }
   app.server.on('checkExpectation', handOn)
   app.server.on('checkContinue', handOn)

@@ -17,9 +17,9 @@ export function validHost (value: string | undefined): string | undefined {
 }
 
 /**
- * The origin a client used, for absolute links (D52): `X-Forwarded-Proto` and `X-Forwarded-Host`
+ * The origin a client used, for absolute links: `X-Forwarded-Proto` and `X-Forwarded-Host`
  * as Fastify reads them under TRUST_PROXY, each ignored when it is not `http`/`https` or a valid
- * host (D66); '' when not even the Host header is a valid host.
+ * host; '' when not even the Host header is a valid host.
  */
 export function requestOrigin (request: FastifyRequest): string {
   const host = validHost(request.host) ?? validHost(request.headers.host)

@@ -13,7 +13,7 @@ interface ReadCachePluginOptions {
   maxBytes: number
 }
 
-/** Every read's answer kept in memory until the next write (D44), as `app.readCache`. */
+/** Every read's answer kept in memory until the next write, as `app.readCache`. */
 async function readCache (app: FastifyInstance, options: ReadCachePluginOptions): Promise<void> {
   const cache = new ReadCache({
     loadLatest: async () => await app.prices.latestPrices(),

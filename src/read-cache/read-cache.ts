@@ -83,7 +83,7 @@ export class ReadCache {
     return await pending
   }
 
-  /** Drops everything; called after every committed write, here or on another replica (D26). */
+  /** Drops everything; called after every committed write, here or on another replica. */
   clear (): void {
     this.generation++
     this.latestCycle = undefined
@@ -130,7 +130,7 @@ export class ReadCache {
 }
 
 function latestCycleOf (records: LatestRecords): LatestCycle {
-  // Keyed by the canonical name, as the route's filter gives it (D48).
+  // Keyed by the canonical name, as the route's filter gives it.
   const byTown = new Map(records.map((r) => [normalizeTown(r.town), new CachedBody(`[${r.json}]`)]))
   const all = new CachedBody(`[${records.map((r) => r.json).join(',')}]`)
   // Compressed now, once per cycle: the first client of each encoding should not wait for it.

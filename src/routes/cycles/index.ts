@@ -8,7 +8,7 @@ import { sendCached } from '../../http-caching/cached-body.js'
 import { finiteIntegers } from '../../errors/validation.js'
 import { requestOrigin } from '../../http-server/request-origin.js'
 
-/** The feed holds the newest two years of cycles (D41). */
+/** The feed holds the newest two years of cycles. */
 const FEED_ENTRIES = 24
 
 /** 404 for a day on which no stored cycle starts. */
@@ -18,7 +18,7 @@ interface CyclesRoutesOptions {
   config: Pick<Config, 'publicUrl' | 'trustProxy'>
 }
 
-/** Statistics per cycle, one cycle, and an Atom feed of them (D41); all from the read cache. */
+/** Statistics per cycle, one cycle, and an Atom feed of them; all from the read cache. */
 const cycles: FastifyPluginAsyncTypebox<CyclesRoutesOptions> = async (app, { config }) => {
   // Behind a trusted proxy without PUBLIC_URL, the feed's self link follows the forwarded origin.
   const feedVary = config.publicUrl === undefined && config.trustProxy !== false ? ['X-Forwarded-Proto', 'X-Forwarded-Host'] : []

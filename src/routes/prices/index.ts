@@ -23,7 +23,7 @@ const ListPricesLegacyQuery = Type.Object({
 })
 
 interface PricesRoutesOptions {
-  /** Bounds on the CSV exports of this process (D63). */
+  /** Bounds on the CSV exports of this process. */
   exports: ExportLimits
 }
 
@@ -38,7 +38,7 @@ const prices: FastifyPluginAsyncTypebox<PricesRoutesOptions> = async (app, optio
     exportGate.enter(reply)
     const batches = app.prices.streamPrices({ town: townFilter(q.town), startDate: q.start_date, endDate: q.end_date, offset: q.offset, limit: q.limit })
     const first = await batches.next()
-    // One batch buffered ahead of the socket, not Readable.from's sixteen: a stalled client holds little (D63).
+    // One batch buffered ahead of the socket, not Readable.from's sixteen: a stalled client holds little.
     return await reply.headers(CSV_HEADERS).send(Readable.from(csvDocument(first, batches), { highWaterMark: 1 }) as never)
   }
 
@@ -77,7 +77,7 @@ const prices: FastifyPluginAsyncTypebox<PricesRoutesOptions> = async (app, optio
     }
   })
 
-  // Each town's prices beside the cycle before, for the latest cycle or the one given (D41).
+  // Each town's prices beside the cycle before, for the latest cycle or the one given.
   app.route({
     ...operations.listPriceChanges,
     handler: async (request, reply) => {

@@ -4,7 +4,7 @@ import { operations } from '../../generated/openapi.js'
 import { sendCached } from '../../http-caching/cached-body.js'
 
 const towns: FastifyPluginAsyncTypebox = async (app) => {
-  // Only writes change the list, and they clear the cache (D26), so a cached list is always current.
+  // Only writes change the list, and they clear the cache, so a cached list is always current.
   app.route({
     ...operations.listTowns,
     handler: async (request, reply) => await sendCached(request, reply, app.readCache.body('towns', async () =>
