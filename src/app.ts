@@ -115,7 +115,7 @@ export function servicePlugins (options: AppOptions): ServicePlugin[] {
     { name: 'metrics', plugin: metrics },
     { name: 'cors', plugin: cors, options: { origins: config.corsOrigins } },
     { name: 'rate-limit', plugin: rateLimit, options: { store: options.rateLimitStore, redisUrl: config.redisUrl, unlimitedPaths: UNLIMITED_PATHS } },
-    { name: 'http-server', plugin: httpServer, options: { idleMs: config.bodyIdleTimeoutMs, maxUploadBytes: config.maxUploadBytes } },
+    { name: 'http-server', plugin: httpServer, options: { bodyIdleMs: config.bodyIdleTimeoutMs, maxUploadBytes: config.maxUploadBytes } },
     { name: 'errors', plugin: errors, options: { dataDir: config.databaseUrl === undefined && !config.dataDir.includes('://') ? config.dataDir : undefined } },
     { name: 'database', plugin: database, options: { config, database: options.database } },
     { name: 'prices-repository', plugin: pricesRepository },

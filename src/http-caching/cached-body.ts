@@ -6,13 +6,13 @@ import { addVary } from './vary.js'
 export type Encoding = 'br' | 'gzip' | 'identity'
 
 /** One encoding of a body: its bytes and the ETag that names them. */
-export interface Representation {
+interface Representation {
   readonly bytes: Buffer
   readonly etag: string
   readonly encoding: Encoding
 }
 
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 
 /** Below this size compression saves less than its headers and CPU cost. */
 const COMPRESS_THRESHOLD_BYTES = 1024

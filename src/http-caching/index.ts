@@ -13,7 +13,7 @@ declare module 'fastify' {
 }
 
 /** The contract's Cache-Control of the public reads. */
-export const PUBLIC_CACHE_CONTROL = 'public, max-age=86400, s-maxage=604800'
+const PUBLIC_CACHE_CONTROL = 'public, max-age=86400, s-maxage=604800'
 
 /** What nothing may keep: every error, and every answer of a route without a policy of its own. */
 export const NO_STORE = 'no-store'

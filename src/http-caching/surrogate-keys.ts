@@ -8,9 +8,9 @@ import type { FastifyRequest } from 'fastify'
 export const SURROGATE_KEY_HEADER = 'surrogate-key'
 
 /** Every change can move any row of the lists: their tags are dropped on each ingest and withdrawal. */
-export const LIST_TAGS = ['prices', 'latest', 'changes', 'towns', 'cycles', 'feed'] as const
+const LIST_TAGS = ['prices', 'latest', 'changes', 'towns', 'cycles', 'feed'] as const
 
-export const cycleTag = (validFrom: string): string => `cycle-${validFrom}`
+const cycleTag = (validFrom: string): string => `cycle-${validFrom}`
 
 export type AnswerTags = string | ((request: FastifyRequest) => string)
 

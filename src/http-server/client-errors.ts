@@ -6,7 +6,7 @@ import { NO_STORE } from '../http-caching/index.js'
 type ClientErrorHandler = NonNullable<FastifyServerOptions['clientErrorHandler']>
 
 /** How long a connection answered here is kept (half-closed) so the client can read the answer. */
-export const CLIENT_ERROR_LINGER_MS = 2000
+const CLIENT_ERROR_LINGER_MS = 2000
 
 /** node:http's own 400, 408 and 431, in the error envelope, then closed after a linger so the client can read it. */
 export const clientErrorHandler: ClientErrorHandler = function (err, socket: Socket) {

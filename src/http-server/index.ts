@@ -6,7 +6,8 @@ import { framingError } from './request-framing.js'
 import { armBodyIdleTimeout } from './timeouts.js'
 
 interface HttpServerOptions {
-  idleMs: number
+  /** How long a request's body may send nothing (BODY_IDLE_TIMEOUT_MS). */
+  bodyIdleMs: number
   maxUploadBytes: number
 }
 
@@ -18,17 +19,17 @@ async function httpServer (app: FastifyInstance, options: HttpServerOptions): Pr
   app.server.on('checkContinue', handOn)
 
   app.addHook('onRequest', (request, reply, done) => {
-    armBodyIdleTimeout(request, reply, options.idleMs)
+    armBodyIdleTimeout(request, reply, options.bodyIdleMs)
     done(framingError(request))
   })
 
-  const drain = { maxBytes: LINGER_FACTOR * options.maxUploadBytes }
+  const drainMaxBytes = LINGER_FACTOR * options.maxUploadBytes
   // Shutdown: an answer in flight closes its keep-alive connection so close() need not wait.
   let closing = false
   app.addHook('preClose', async () => { closing = true })
   app.addHook('onSend', (request, reply, payload, done) => {
     if (closing) void reply.header('connection', 'close')
-    drainEarlyAnswer(request, reply, drain)
+    drainEarlyAnswer(request, reply, drainMaxBytes)
     done(null, payload)
   })
 }

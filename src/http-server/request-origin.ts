@@ -7,7 +7,7 @@ const NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:
 const WITH_PORT = /^(.*?)(?::(\d{1,5}))?$/
 
 /** `host[:port]` lower-cased when it is a name, an IPv4 or a bracketed IPv6 address with an optional port; else undefined. */
-export function validHost (value: string | undefined): string | undefined {
+function validHost (value: string | undefined): string | undefined {
   if (value === undefined) return undefined
   const [, rawName = '', port] = WITH_PORT.exec(value.toLowerCase()) as RegExpExecArray
   if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return undefined

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { announcesBody } from './early-answer.js'
 
 /** Connection timeouts (their values and reasons: D32). */
-export interface ConnectionTimeouts {
+interface ConnectionTimeouts {
   headersTimeoutMs: number
   requestTimeoutMs: number
   keepAliveTimeoutMs: number
@@ -11,7 +11,7 @@ export interface ConnectionTimeouts {
 }
 
 // node:http checks the headers and request timeouts this often, so they fire up to this late.
-export const CONNECTIONS_CHECK_INTERVAL_MS = 1000
+const CONNECTIONS_CHECK_INTERVAL_MS = 1000
 
 /** Fastify's server options for the timeouts (`http` is passed on to node:http's createServer). */
 export function timeoutServerOptions (timeouts: ConnectionTimeouts): { requestTimeout: number, keepAliveTimeout: number, http: ServerOptions } {
