@@ -7,7 +7,7 @@ function levelValues (logger: FastifyBaseLogger): Record<string, number> | undef
   return (logger as { levels?: { values?: Record<string, number> } }).levels?.values
 }
 
-/** D45 logging: a request's pino child is made only when something is logged at an enabled level. */
+/** A request's pino child, made only when something is logged at an enabled level: most requests log nothing, and making a child per request measured as a cost (D45). */
 class LazyChildLogger {
   private made: FastifyBaseLogger | undefined
 
@@ -54,7 +54,7 @@ class LazyChildLogger {
   }
 }
 
-/** Children of `root` when given (D45: the service's pino, Fastify's own logger being off), else of Fastify's. */
+/** Children of `root` when given (the service's pino, Fastify's own logger being off), else of Fastify's. */
 export function lazyChildLoggerFactory (root?: FastifyBaseLogger): FastifyChildLoggerFactory {
   return function (logger, bindings, options) {
     return new LazyChildLogger(root ?? logger, bindings, options) as unknown as FastifyBaseLogger
