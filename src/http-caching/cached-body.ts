@@ -106,7 +106,7 @@ function opaque (tag: string): string {
   return tag.replace(/^W\//, '').replace(/^"(.*?)(-(?:br|gzip))?"$/, '$1')
 }
 
-export interface SendOptions {
+interface SendOptions {
   /** Default JSON. */
   contentType?: string
   /** Request headers the answer depends on besides Origin and Accept-Encoding. */
