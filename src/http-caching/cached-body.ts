@@ -118,7 +118,7 @@ interface SendOptions {
  * the client already has it. Every cached read goes through here; Cache-Control comes from
  * the route's policy (the http-caching plugin).
  */
-export async function sendCached (request: FastifyRequest, reply: FastifyReply, body: CachedBody | Promise<CachedBody>, options: SendOptions = {}): Promise<FastifyReply> {
+export async function sendCached (request: FastifyRequest, reply: FastifyReply, body: Promise<CachedBody>, options: SendOptions = {}): Promise<FastifyReply> {
   const cached = await body
   const { bytes, etag, encoding } = cached.compressible ? cached.representation(preferredEncoding(request.headers['accept-encoding'])) : cached.identity
   for (const field of options.vary ?? []) addVary(reply, field)
