@@ -27,7 +27,7 @@ function standIn (name: string): ServicePlugin {
       if (name === 'metrics') {
         const counter = { inc: () => {} }
         // A registry of its own, for what other plugins register in it (the read cache's tallies).
-        app.decorate('metrics', { registry: new Registry(), ingests: counter, rowsIngested: counter, unmatched: (_q: unknown, _r: unknown, payload: unknown, done: (e: null, p: unknown) => void) => { done(null, payload) } } as never)
+        app.decorate('metrics', { registry: new Registry(), ingests: counter, rowsIngested: counter, unmatchedHook: (_q: unknown, _r: unknown, payload: unknown, done: (e: null, p: unknown) => void) => { done(null, payload) } } as never)
       }
     }, { name })
   }

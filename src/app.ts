@@ -15,7 +15,7 @@ import cachePurge from './cache-purge/index.js'
 import cyclesRepository from './db/cycles-plugin.js'
 import database from './db/database-plugin.js'
 import errors from './errors/index.js'
-import { withoutEmptyValues } from './errors/empty-query-values.js'
+import { parseQueryString } from './http-server/query-string.js'
 import httpServer from './http-server/index.js'
 import httpCaching from './http-caching/index.js'
 import metrics from './metrics/index.js'
@@ -31,7 +31,7 @@ import adminPage from './admin/admin-page.js'
 import bearerAuth from './auth/index.js'
 import docsRoutes, { DOCS_PREFIX } from './routes/docs/index.js'
 import healthRoutes from './routes/health/index.js'
-import metricsRoutes from './routes/metrics/index.js'
+import metricsRoutes, { METRICS_PATH } from './routes/metrics/index.js'
 import ingestRoutes from './routes/ingest/index.js'
 import pricesRoutes from './routes/prices/index.js'
 import townsRoutes from './routes/towns/index.js'
@@ -40,34 +40,35 @@ interface AppOptions {
   config: Config
   /** An open, migrated database owned by the caller (tests); otherwise opened from config. */
   database?: Database | undefined
-  /** The D22 rate-limit store; otherwise chosen from config. */
+  /** The rate-limit store; otherwise chosen from config. */
   rateLimitStore?: SlidingWindowStore | undefined
 }
 
 /** Tokens never reach the logs, whatever a serializer is later changed to print. */
 export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie']
 
-/** Fastify's options; `log` is the service's own logger, which Fastify's stays off for (D45). */
-export function serverOptions (config: Config, log?: Logger): FastifyServerOptions {
+/** Fastify's options; `log` is the service's own logger, which Fastify's stays off for. */
+function serverOptions (config: Config, log?: Logger): FastifyServerOptions {
   return {
-    // D23 client address: a hop count works at run time though Fastify's typings omit it.
+    // Which address is the client's (D23); a hop count works at run time though Fastify's typings omit it.
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     requestIdHeader: 'x-request-id',
-    // D45 logging: one access line for failures and slow answers; child loggers made lazily.
+    // Fastify's own request lines off: one access line, only for failures and slow answers, is
+    // cheaper per request, and a request's child logger is made only when it writes (D45).
     logController: new AccessLog(),
     childLoggerFactory: lazyChildLoggerFactory(log),
     return503OnClosing: false,
-    // D33 start-up failures: PGlite's first start can outlast Fastify's 10 s default.
+    // PGlite's first start can outlast Fastify's 10 s default for a plugin.
     pluginTimeout: PLUGIN_TIMEOUT_MS,
-    ...timeoutServerOptions(config), // D32
-    clientErrorHandler, // D19 + D32: node:http's own 400/408/431 in the envelope
-    // D48: a path that is not valid percent-encoding is refused in the envelope, like any 400.
+    ...timeoutServerOptions(config), // connection timeouts (D32)
+    clientErrorHandler, // node:http's own 400, 408 and 431 in the error envelope
+    // A path that is not valid percent-encoding is refused in the envelope, like any 400.
     frameworkErrors: (error, _request, reply) => {
       void (reply as FastifyReply).code(error.statusCode ?? 400).send({ detail: error.code === 'FST_ERR_BAD_URL' ? 'The URL is not valid percent-encoding' : error.message })
     },
-    routerOptions: { querystringParser: withoutEmptyValues }, // D21 an empty value is an absent parameter
+    routerOptions: { querystringParser: parseQueryString }, // an empty value is an absent parameter
     ajv: {
-      // D20 every failing parameter reported; D48 `Infinity` and `NaN` are not numbers.
+      // Every failing parameter reported; `Infinity` and `NaN` are not numbers.
       customOptions: { allErrors: true, strictNumbers: true }
     }
   }
@@ -83,7 +84,7 @@ export function terminalLogger (config: Config, isTTY: boolean | undefined, node
 }
 
 /** How pino-pretty shows a line at a terminal: the time of day, no pid or host. */
-export const PRETTY_OPTIONS = { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: true }
+const PRETTY_OPTIONS = { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: true }
 
 /** Logger options as given (tests pass their own stream), always with LOG_REDACT added. */
 export function loggerOptions (config: Config, logger: LoggerSetting): LoggerSetting {
@@ -93,6 +94,10 @@ export function loggerOptions (config: Config, logger: LoggerSetting): LoggerSet
   const paths = Array.isArray(own) ? own : own?.paths ?? []
   return { ...logger, redact: { ...(Array.isArray(own) ? {} : own), paths: [...new Set([...LOG_REDACT, ...paths])] } }
 }
+
+/** Routes outside the contract that are never rate limited: the way in, the docs UI, the metrics scrape.
+ * Contract operations say it themselves (health and the document, D22). */
+const UNLIMITED_PATHS = ['/', `${DOCS_PREFIX}/*`, METRICS_PATH]
 
 export interface ServicePlugin {
   name: string
@@ -109,8 +114,8 @@ export function servicePlugins (options: AppOptions): ServicePlugin[] {
     { name: 'http-caching', plugin: httpCaching },
     { name: 'metrics', plugin: metrics },
     { name: 'cors', plugin: cors, options: { origins: config.corsOrigins } },
-    { name: 'rate-limit', plugin: rateLimit, options: { store: options.rateLimitStore, redisUrl: config.redisUrl, exemptPrefixes: [DOCS_PREFIX] } },
-    { name: 'http-server', plugin: httpServer, options: { idleMs: config.bodyIdleTimeoutMs, maxUploadBytes: config.maxUploadBytes } },
+    { name: 'rate-limit', plugin: rateLimit, options: { store: options.rateLimitStore, redisUrl: config.redisUrl, unlimitedPaths: UNLIMITED_PATHS } },
+    { name: 'http-server', plugin: httpServer, options: { bodyIdleMs: config.bodyIdleTimeoutMs, maxUploadBytes: config.maxUploadBytes } },
     { name: 'errors', plugin: errors, options: { dataDir: config.databaseUrl === undefined && !config.dataDir.includes('://') ? config.dataDir : undefined } },
     { name: 'database', plugin: database, options: { config, database: options.database } },
     { name: 'prices-repository', plugin: pricesRepository },
@@ -141,7 +146,7 @@ const serviceApp: FastifyPluginAsync<ServiceOptions> = async (app, options) => {
     await app.register(plugin, pluginOptions ?? {})
   }
   if (options.config.ingestToken === undefined) {
-    // D13: open ingest is for local development only; say so at every start.
+    // Open writes are for local development only: said at every start (D13).
     app.log.warn('INGEST_TOKEN is not set: POST /v1/ingest/csv and DELETE /v1/cycles/{valid_from} accept every request without authorisation')
   }
 }
@@ -156,7 +161,7 @@ export interface BuildAppOptions extends ServiceOptions {
 export async function buildApp (options: BuildAppOptions): Promise<FastifyInstance> {
   const log = createServiceLogger(loggerOptions(options.config, options.logger))
   const app = Fastify(serverOptions(options.config, log)).withTypeProvider<TypeBoxTypeProvider>()
-  // D45 logging: Fastify's logger is off, so `app.log` (inherited by every plugin) is set to ours.
+  // Fastify's logger is off, so `app.log`, which every plugin inherits, is set to ours.
   if (log !== undefined) {
     app.log = log
     app.addHook('onClose', (_instance, done) => { flushRepeatedFailures(log); done() })

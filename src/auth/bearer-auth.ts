@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
-import { HttpError } from '../domain/errors.js'
+import { HttpError } from '../http-server/http-error.js'
 import type { FailedTokenBudget } from './failed-tokens.js'
 
 interface BearerAuthOptions {

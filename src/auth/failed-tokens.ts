@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { HttpError } from '../domain/errors.js'
+import { HttpError } from '../http-server/http-error.js'
 import { MemorySlidingWindowStore } from '../rate-limit/memory-store.js'
 
 export const TOO_MANY_FAILED_TOKENS = 'Too many wrong authorization tokens. Try again later.'

@@ -2,24 +2,31 @@ import fastifyCors from '@fastify/cors'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { DEFAULT_CORS_ORIGINS } from '../config.js'
+import { operations } from '../generated/openapi.js'
 
 interface CorsPluginOptions {
   origins?: string[]
 }
 
-/** D22 rate-limit headers (and ETag) that browsers may read. */
-export const EXPOSED_HEADERS = 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, ETag'
+/** The rate-limit headers and the ETag, which browsers may then read. */
+const EXPOSED_HEADERS = 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, ETag'
 
-/** D24 CORS origins via @fastify/cors; its onRequest hook answers every OPTIONS before the limiter (D22). */
+/** Every method of the contract's operations, and the preflight's own OPTIONS: a browser may call any operation. */
+const ALLOWED_METHODS = [...new Set([...Object.values(operations).map((o) => o.method), 'OPTIONS'])].join(', ')
+
+/**
+ * CORS for the configured origins only, through @fastify/cors. Its onRequest hook answers
+ * every OPTIONS before the rate limiter's, so a preflight is never counted.
+ */
 const corsPlugin: FastifyPluginAsync<CorsPluginOptions> = async (app, options) => {
   const origins = options.origins ?? DEFAULT_CORS_ORIGINS
-  if (origins.some((o) => o.includes('*'))) throw new Error('cors: wildcard origins are not allowed (D24)')
+  if (origins.some((o) => o.includes('*'))) throw new Error('cors: wildcard origins are not allowed')
   await app.register(fastifyCors, {
     origin: origins,
-    methods: 'GET, POST, OPTIONS',
+    methods: ALLOWED_METHODS,
     allowedHeaders: 'Authorization, Content-Type',
     exposedHeaders: EXPOSED_HEADERS,
-    // A 204 with or without the preflight headers, never a text/plain 400 (D19 envelope).
+    // An OPTIONS without the preflight headers gets a 204 too, never a text/plain 400 outside the envelope.
     strictPreflight: false
   })
 }

@@ -1,45 +1,70 @@
 import { sql, type SQL } from 'drizzle-orm'
+import type { Static, TObject } from '@sinclair/typebox'
+import { CycleSummary, FuelChange, FuelStats, PriceChange, type PriceWarning } from '../generated/openapi.js'
 import { pricesChangedChannel } from './channels.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
 import { INGEST_LOCK_KEY, INGEST_STATEMENT_TIMEOUT_MS } from '../ingest/write.js'
 
-/** Whole-cycle reads as JSON text built by PostgreSQL, which the read cache keeps as is. */
+/** A fuel as the contract names it. */
+type Fuel = PriceWarning['fuel']
 
-const FUELS = ['super_petrol', 'diesel', 'kerosene'] as const
-
-// D3: towns compared and ordered by lower(town) byte-wise.
+// Towns are compared and ordered by lower(town) byte-wise (D3).
 const townKey = (column: string): SQL => sql.raw(`lower(${column}) COLLATE "C"`)
 
-/** Per fuel: min, max, mean, median and the cheapest and dearest town (ties: first in D3 order). */
-function fuelStats (fuel: typeof FUELS[number]): SQL {
+/**
+ * A JSON object of the contract's `schema`, its fields in the schema's order, as compact text like
+ * every other answer (PostgreSQL's json_build_object would space it). An aggregate among the values
+ * must name a column of the enclosing query (`count(f.town)`, not `count(*)`), or it counts the one
+ * row of this inner select.
+ */
+function jsonObject<S extends TObject> (schema: S, values: Record<keyof Static<S>, SQL>): SQL {
+  const fields = Object.keys(schema.properties).map((name) => sql`${values[name as keyof Static<S>]} AS ${sql.identifier(name)}`)
+  return sql`(SELECT row_to_json(o) FROM (SELECT ${sql.join(fields, sql`, `)}) AS o)`
+}
+
+/** Per fuel: min, max, mean, median and the cheapest and dearest town (ties: the first in town order). */
+function fuelStats (fuel: Fuel): SQL {
   const c = sql.raw(`f.${fuel}`)
   const town = townKey('f.town')
-  return sql`json_build_object(
-    'min', min(${c})::float8,
-    'max', max(${c})::float8,
-    'mean', round(avg(${c}), 2)::float8,
-    'median', round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ${c})::numeric, 2)::float8,
-    'cheapest_town', (array_agg(f.town ORDER BY ${c}, ${town}))[1],
-    'dearest_town', (array_agg(f.town ORDER BY ${c} DESC, ${town}))[1]
-  )`
+  return jsonObject(FuelStats, {
+    min: sql`min(${c})::float8`,
+    max: sql`max(${c})::float8`,
+    mean: sql`round(avg(${c}), 2)::float8`,
+    median: sql`round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ${c})::numeric, 2)::float8`,
+    cheapest_town: sql`(array_agg(f.town ORDER BY ${c}, ${town}))[1]`,
+    dearest_town: sql`(array_agg(f.town ORDER BY ${c} DESC, ${town}))[1]`
+  })
 }
 
-const CYCLE_JSON = sql`json_build_object(
-  'valid_from', f.valid_from,
-  'valid_to', f.valid_to,
-  'towns', count(*)::int,
-  'published_at', to_char(min(f.published_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-  'super_petrol', ${fuelStats('super_petrol')},
-  'diesel', ${fuelStats('diesel')},
-  'kerosene', ${fuelStats('kerosene')}
-)`
+/** One cycle's summary, over the rows `f` of a query grouped by cycle. */
+const CYCLE_JSON = jsonObject(CycleSummary, {
+  valid_from: sql`f.valid_from`,
+  valid_to: sql`f.valid_to`,
+  towns: sql`count(f.town)::int`,
+  published_at: sql`to_char(min(f.published_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`,
+  super_petrol: fuelStats('super_petrol'),
+  diesel: fuelStats('diesel'),
+  kerosene: fuelStats('kerosene')
+})
 
-/** PostgreSQL's json text spaces its objects (`"key" : value`); every other answer is compact.
- * Re-serialised once per read-cache fill, keys in the same order. */
-function compact (json: string): string {
-  return JSON.stringify(JSON.parse(json))
-}
+/** One fuel of a town's change: its price `c` beside `p`, the same town's in the cycle before. */
+const fuelChange = (fuel: Fuel): SQL => jsonObject(FuelChange, {
+  price: sql.raw(`c.${fuel}::float8`),
+  previous: sql.raw(`p.${fuel}::float8`),
+  change: sql.raw(`(c.${fuel} - p.${fuel})::float8`)
+})
 
+const CHANGE_JSON = jsonObject(PriceChange, {
+  town: sql`c.town`,
+  valid_from: sql`c.valid_from`,
+  valid_to: sql`c.valid_to`,
+  previous_valid_from: sql`p.valid_from`,
+  super_petrol: fuelChange('super_petrol'),
+  diesel: fuelChange('diesel'),
+  kerosene: fuelChange('kerosene')
+})
+
+/** Reads of whole cycles, as JSON text PostgreSQL writes and the read cache keeps as is. */
 export class CycleReads {
   constructor (private readonly db: AppDb) {}
 
@@ -51,7 +76,7 @@ export class CycleReads {
         SELECT f.valid_from, ${CYCLE_JSON} AS summary FROM fuel_prices AS f
         GROUP BY f.valid_from, f.valid_to ORDER BY f.valid_from DESC LIMIT ${limit} OFFSET ${offset}
       ) AS c`)
-    return compact(rowsOf<{ body: string | null }>(result)[0]?.body ?? '[]')
+    return rowsOf<{ body: string | null }>(result)[0]?.body ?? '[]'
   }
 
   /** GET /v1/cycles/{valid_from}: the one cycle, or undefined when none starts that day. */
@@ -59,11 +84,10 @@ export class CycleReads {
     const result = await this.db.execute<{ body: string }>(sql`
       SELECT ${CYCLE_JSON}::text AS body FROM fuel_prices AS f
       WHERE f.valid_from = ${validFrom}::date GROUP BY f.valid_from, f.valid_to`)
-    const body = rowsOf<{ body: string }>(result)[0]?.body
-    return body === undefined ? undefined : compact(body)
+    return rowsOf<{ body: string }>(result)[0]?.body
   }
 
-  /** D41 feed: the newest `count` cycles, newest first. */
+  /** The newest `count` cycles, newest first (the feed). */
   async recentCycles (count: number): Promise<CycleSummary[]> {
     return JSON.parse(await this.listCycles(count, 0)) as CycleSummary[]
   }
@@ -71,15 +95,10 @@ export class CycleReads {
   /** GET /v1/prices/changes: each town of the cycle (default the latest, D1) beside its record in
    * the cycle before, or nulls. Undefined when `validFrom` is given and no cycle starts that day. */
   async changes (validFrom: string | undefined, town: string | undefined): Promise<string | undefined> {
-    const fuels = FUELS.map((fuel) => sql.raw(`'${fuel}', json_build_object(
-      'price', c.${fuel}::float8, 'previous', p.${fuel}::float8, 'change', (c.${fuel} - p.${fuel})::float8)`))
     const result = await this.db.execute<{ found: boolean, body: string | null }>(sql`
       WITH cycle AS (SELECT coalesce(${validFrom ?? null}::date, (SELECT max(valid_from) FROM fuel_prices)) AS v)
       SELECT EXISTS (SELECT 1 FROM fuel_prices, cycle WHERE valid_from = cycle.v) AS found, (
-        SELECT '[' || string_agg(json_build_object(
-            'town', c.town, 'valid_from', c.valid_from, 'valid_to', c.valid_to, 'previous_valid_from', p.valid_from,
-            ${sql.join(fuels, sql`, `)}
-          )::text, ',' ORDER BY ${townKey('c.town')}, c.id) || ']'
+        SELECT '[' || string_agg(${CHANGE_JSON}::text, ',' ORDER BY ${townKey('c.town')}, c.id) || ']'
         FROM cycle, fuel_prices AS c
         LEFT JOIN fuel_prices AS p ON p.town = c.town AND p.valid_from = (
           SELECT max(valid_from) FROM fuel_prices WHERE valid_from < c.valid_from)
@@ -88,10 +107,10 @@ export class CycleReads {
       ) AS body FROM cycle`)
     const row = rowsOf<{ found: boolean, body: string | null }>(result)[0]
     if (validFrom !== undefined && row?.found !== true) return undefined
-    return compact(row?.body ?? '[]')
+    return row?.body ?? '[]'
   }
 
-  /** D42 health freshness: the latest cycle and whether today's is stored; also the connectivity check. */
+  /** The latest cycle and whether today's is stored (health); also the connectivity check. */
   async freshness (currentValidFrom: string): Promise<{ latest: string | null, current: boolean }> {
     const result = await this.db.execute<{ latest: string | null, current: boolean }>(sql`
       SELECT (SELECT max(valid_from) FROM fuel_prices)::text AS latest,
@@ -147,23 +166,4 @@ function waitedTooLong (err: unknown): boolean {
     if (code === '55P03' || code === '57014') return true
   }
   return false
-}
-
-export interface FuelStats {
-  min: number
-  max: number
-  mean: number
-  median: number
-  cheapest_town: string
-  dearest_town: string
-}
-
-export interface CycleSummary {
-  valid_from: string
-  valid_to: string
-  towns: number
-  published_at: string | null
-  super_petrol: FuelStats
-  diesel: FuelStats
-  kerosene: FuelStats
 }

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm'
-import type { FuelPrice } from '../generated/openapi.js'
+import { FuelPrice as FuelPriceSchema, type FuelPrice } from '../generated/openapi.js'
 import type { PriceRow } from '../ingest/csv.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
 import type { CycleReview } from '../ingest/plausibility.js'
@@ -8,7 +8,7 @@ import { writeBatches, type WriteOptions } from '../ingest/write.js'
 import { fuelPrices } from './schema.js'
 
 export interface PriceFilter {
-  /** D4 canonical form (townFilter); compared by lower() on both sides. */
+  /** The canonical form (townFilter); compared by lower() on both sides. */
   town?: string | undefined
   startDate?: string | undefined
   endDate?: string | undefined
@@ -23,29 +23,32 @@ interface PriceStreamFilter extends Omit<PriceFilter, 'limit'> {
 /** Rows per query of an export: one round trip per batch, one batch in memory at a time. */
 const EXPORT_BATCH_SIZE = 1000
 
-// D3 town order: lower(town) compared byte-wise (`townKey` in JavaScript).
+// Towns are ordered by lower(town) compared byte-wise (D3), as `townKey` does in JavaScript.
 const townOrderKey = sql`lower(${fuelPrices.town}) COLLATE "C"`
 
-// D2 total order of /v1/prices.
+// One total order, so offset pages never skip or repeat a row (D2).
 const listOrder = [desc(fuelPrices.validFrom), townOrderKey, asc(fuelPrices.id)]
 
-/** Columns as the API returns them: numeric(6,2) cast to float8 so they leave as JSON numbers. */
-const priceColumns = {
+/** How each FuelPrice field is read: numeric(6,2) prices as float8, so they leave as JSON numbers. */
+const FUEL_PRICE_FIELDS = {
   id: fuelPrices.id,
   town: fuelPrices.town,
-  super_petrol: sql<number>`${fuelPrices.superPetrol}::float8`,
-  diesel: sql<number>`${fuelPrices.diesel}::float8`,
-  kerosene: sql<number>`${fuelPrices.kerosene}::float8`,
-  valid_from: fuelPrices.validFrom,
-  valid_to: fuelPrices.validTo
-}
-
-const pageColumns = {
-  ...priceColumns,
   super_petrol: sql<number>`${fuelPrices.superPetrol}::float8`.as('super_petrol'),
   diesel: sql<number>`${fuelPrices.diesel}::float8`.as('diesel'),
-  kerosene: sql<number>`${fuelPrices.kerosene}::float8`.as('kerosene')
-}
+  kerosene: sql<number>`${fuelPrices.kerosene}::float8`.as('kerosene'),
+  valid_from: fuelPrices.validFrom,
+  valid_to: fuelPrices.validTo
+} satisfies Record<keyof FuelPrice, unknown>
+
+/**
+ * The FuelPrice select list in the field order of the contract's schema. Every FuelPrice answer is
+ * PostgreSQL's `row_to_json` of a row selected with it, so this is the one place its JSON is shaped.
+ */
+const fuelPriceColumns = Object.fromEntries(Object.keys(FuelPriceSchema.properties)
+  .map((field) => [field, FUEL_PRICE_FIELDS[field as keyof FuelPrice]])) as typeof FUEL_PRICE_FIELDS
+
+/** A subquery of FuelPrice rows aliased `p` as its JSON text, compact and in the contract's field order. */
+const FUEL_PRICE_JSON = sql<string>`row_to_json(p)::text`
 
 /** Reads and writes of fuel_prices; each /v1/prices filter shape is one prepared statement. */
 export class PricesRepository {
@@ -56,12 +59,14 @@ export class PricesRepository {
 
   constructor (private readonly database: Database) {
     const db = this.db = database.db
-    // D1: the latest cycle is the highest valid_from in the table, not the calendar's cycle.
-    this.latestStatement = db.select(priceColumns).from(fuelPrices)
+    // The latest cycle is the highest valid_from in the table, not the calendar's cycle (D1).
+    const latest = db.select(fuelPriceColumns).from(fuelPrices)
       .where(eq(fuelPrices.validFrom, sql`(SELECT max(${fuelPrices.validFrom}) FROM ${fuelPrices})`))
-      .orderBy(townOrderKey, asc(fuelPrices.id))
+      .as('p')
+    this.latestStatement = db.select({ town: latest.town, json: FUEL_PRICE_JSON }).from(latest)
+      .orderBy(sql`lower(${latest.town}) COLLATE "C"`, asc(latest.id))
       .prepare('latest_prices')
-    // D3 order, by a skip scan over fuel_prices_town_order_idx: one index probe per distinct town.
+    // In town order, by a skip scan over fuel_prices_town_order_idx: one index probe per distinct town.
     this.townsStatement = {
       execute: async (): Promise<string[]> => {
         const result = await db.execute<{ town: string }>(sql`
@@ -97,7 +102,7 @@ export class PricesRepository {
     return row?.body ?? '[]'
   }
 
-  /** listPrices' rows as keyset batches in D2 order, so a long export never repeats a row. */
+  /** listPrices' rows as keyset batches in the same order, so a long export never repeats a row. */
   async * streamPrices (filter: PriceStreamFilter, batchSize = EXPORT_BATCH_SIZE): AsyncGenerator<FuelPrice[], void, undefined> {
     let remaining = filter.limit ?? Number.POSITIVE_INFINITY
     let last: FuelPrice | undefined
@@ -109,7 +114,7 @@ export class PricesRepository {
         endDate: filter.endDate === undefined ? undefined : sql`${filter.endDate}`
       })
       if (last !== undefined) conditions.push(after(last))
-      const rows: FuelPrice[] = await this.db.select(priceColumns).from(fuelPrices)
+      const rows: FuelPrice[] = await this.db.select(fuelPriceColumns).from(fuelPrices)
         .where(conditions.length > 0 ? and(...conditions) : undefined)
         .orderBy(...listOrder)
         .limit(size)
@@ -121,7 +126,8 @@ export class PricesRepository {
     }
   }
 
-  async latestPrices (): Promise<FuelPrice[]> {
+  /** The latest cycle, each town's record as FuelPrice JSON, in town order. */
+  async latestPrices (): Promise<Array<{ town: string, json: string }>> {
     return await this.latestStatement.execute()
   }
 
@@ -150,16 +156,15 @@ export class PricesRepository {
       startDate: (mask & 2) !== 0 ? sql.placeholder('startDate') : undefined,
       endDate: (mask & 4) !== 0 ? sql.placeholder('endDate') : undefined
     })
-    const page = this.db.select(pageColumns).from(fuelPrices)
+    const page = this.db.select(fuelPriceColumns).from(fuelPrices)
       .where(conditions.length > 0 ? and(...conditions) : undefined)
-      // D2: one total order, so offset pages never skip or repeat a row.
       .orderBy(...listOrder)
       .limit(sql.placeholder('limit'))
       .offset(sql.placeholder('offset'))
       .as('p')
-    // row_to_json writes the fields in the contract's order, compactly; the aggregate keeps D2.
+    // The whole page as one JSON text; the aggregate keeps the page's order.
     return this.db.select({
-      body: sql<string | null>`'[' || string_agg(row_to_json(p)::text, ',' ORDER BY p.valid_from DESC, lower(p.town) COLLATE "C", p.id) || ']'`
+      body: sql<string | null>`'[' || string_agg(${FUEL_PRICE_JSON}, ',' ORDER BY p.valid_from DESC, lower(p.town) COLLATE "C", p.id) || ']'`
     }).from(page).prepare(`list_prices_${mask}`)
   }
 }
@@ -172,13 +177,13 @@ function filterConditions (filter: { town: FilterValue | undefined, startDate: F
   if (filter.startDate !== undefined) conditions.push(gte(fuelPrices.validFrom, sql`${filter.startDate}::date`))
   if (filter.endDate !== undefined) {
     conditions.push(lte(fuelPrices.validTo, sql`${filter.endDate}::date`))
-    // D8 CHECK: valid_from is 27+ days before valid_to; the implied bound lets the index range-scan.
+    // A cycle starts 27 or more days before it ends (a CHECK): the implied bound lets the index range-scan.
     conditions.push(lte(fuelPrices.validFrom, sql`${filter.endDate}::date - 27`))
   }
   return conditions
 }
 
-/** Rows after `row` in D2 order: valid_from desc, then lower(town) byte-wise, then id. */
+/** Rows after `row` in the list's order: valid_from desc, then lower(town) byte-wise, then id. */
 function after (row: FuelPrice): SQL {
   const town = sql`lower(${row.town}) COLLATE "C"`
   return or(

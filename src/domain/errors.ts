@@ -1,20 +1,5 @@
 import type { CsvRejection } from '../generated/openapi.js'
-
-/** An error carrying its status and the exact `detail` of the D19 envelope; anything else is a bare 500. */
-export class HttpError extends Error {
-  readonly statusCode: number
-  readonly detail: unknown
-  readonly headers: Record<string, string>
-
-  /** `cause`: for a 5xx, the failure behind it, which the access line logs (D61). */
-  constructor (statusCode: number, detail: unknown, headers: Record<string, string> = {}, cause?: unknown) {
-    super(typeof detail === 'string' ? detail : JSON.stringify(detail), cause === undefined ? undefined : { cause })
-    this.name = 'HttpError'
-    this.statusCode = statusCode
-    this.detail = detail
-    this.headers = headers
-  }
-}
+import { HttpError } from '../http-server/http-error.js'
 
 /** What an upload's 400 may say beside `detail` and `line`: where, why and how to fix it (D72). */
 export type RejectionFields = Omit<CsvRejection, 'detail' | 'line'>

@@ -1,15 +1,16 @@
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { HttpError, IngestRejected } from '../domain/errors.js'
-import { privateAnswer } from '../http-caching/index.js'
+import { IngestRejected } from '../domain/errors.js'
+import { HttpError } from '../http-server/http-error.js'
+import { noStoreAnswer } from '../http-caching/index.js'
 import { recordFailure } from '../logging/access-log.js'
 import { storageFull } from '../db/storage-full.js'
 import { toValidationItems } from './validation.js'
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const
 
-/** The answer to a write the database's full disk stopped (D61). */
+/** The answer to a write the database's full disk stopped. */
 export const STORAGE_FULL_DETAIL = 'Insufficient storage: the database disk is full, nothing was written'
 
 interface ErrorsOptions {
@@ -17,18 +18,18 @@ interface ErrorsOptions {
   dataDir?: string | undefined
 }
 
-/** D19 one error envelope, framework errors included; a 5xx never carries a stack or SQL. */
+/** One error envelope, `{"detail": …}`, framework errors included; a 5xx never carries a stack or SQL (D19). */
 async function errors (app: FastifyInstance, options: ErrorsOptions): Promise<void> {
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     if (error instanceof HttpError) {
-      // A 5xx's cause goes into its one access line (D61).
+      // A 5xx's cause goes into its one access line.
       if (error.statusCode >= 500) recordFailure(request, error.cause ?? error)
-      // An upload's refusal also says where and how to fix it, beside the same `detail` (D51, D72).
+      // An upload's refusal also says where and how to fix it, beside the same `detail` (D72).
       void reply.headers(error.headers).code(error.statusCode).send(error instanceof IngestRejected ? error.body() : { detail: error.detail })
       return
     }
     if (error.validation !== undefined) {
-      // D20: FastAPI/pydantic-v1 shaped 422, every failing parameter listed.
+      // A 422 shaped as pydantic v1's, every failing parameter listed (D20).
       void reply.code(422).send({ detail: toValidationItems(error.validation, error.validationContext ?? 'querystring') })
       return
     }
@@ -37,8 +38,8 @@ async function errors (app: FastifyInstance, options: ErrorsOptions): Promise<vo
       void reply.code(status).send({ detail: error.message !== '' ? error.message : STATUS_CODES[status] })
       return
     }
-    recordFailure(request, error) // logged once, by the access line (D61)
-    // A write stopped by a full disk says so; a read stays D27's retryable 500.
+    recordFailure(request, error) // logged once, by the access line
+    // A write stopped by a full disk says so; a read stays a retryable 500.
     if (request.method !== 'GET' && request.method !== 'HEAD' && storageFull(error, options.dataDir)) {
       void reply.code(507).send({ detail: STORAGE_FULL_DETAIL })
       return
@@ -49,14 +50,14 @@ async function errors (app: FastifyInstance, options: ErrorsOptions): Promise<vo
   // Answers no route matched (and bad URLs) take the hooks routes get in onRoute, from a scope of
   // their own: no global onSend hook that every request would pass through.
   await app.register(async (unmatched) => {
-    unmatched.addHook('onSend', privateAnswer) // D17 no-store
-    unmatched.addHook('onSend', app.metrics.unmatched)
+    unmatched.addHook('onSend', noStoreAnswer)
+    unmatched.addHook('onSend', app.metrics.unmatchedHook)
     // Spec 8: unknown paths are limited too; only declared routes get the limiter's hook by itself.
     unmatched.setNotFoundHandler({ preHandler: app.rateLimit() }, notFound)
   })
 }
 
-/** D19: a known path with another method is 405 with Allow, not 404. */
+/** A known path with another method is 405 with Allow, not 404. */
 function notFound (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply): void {
   const url = request.url.split('?')[0] as string
   const allowed = METHODS.filter((method) => this.hasRoute({ url, method }))

@@ -1,18 +1,13 @@
 import type { FastifySchemaValidationError, preHandlerHookHandler } from 'fastify'
-
-interface ValidationItem {
-  loc: Array<string | number>
-  msg: string
-  type: string
-}
+import type { ValidationErrorItem } from '../generated/openapi.js'
 
 const LOCATION: Record<string, string> = { querystring: 'query', body: 'body', params: 'path', headers: 'header' }
 
-/** D20 wording of 422 items: one pydantic-v1 item per failing parameter, in Ajv's order. */
-export function toValidationItems (errors: FastifySchemaValidationError[], context: string): ValidationItem[] {
+/** The 422's items in pydantic v1's words (D20): one per failing parameter, in Ajv's order. */
+export function toValidationItems (errors: FastifySchemaValidationError[], context: string): ValidationErrorItem[] {
   const where = LOCATION[context] ?? context
   const seen = new Set<string>()
-  const items: ValidationItem[] = []
+  const items: ValidationErrorItem[] = []
   for (const error of errors) {
     const name = parameterOf(error)
     if (seen.has(name)) continue
@@ -66,19 +61,12 @@ function describe (error: FastifySchemaValidationError): { msg: string, type: st
   }
 }
 
-/** D48: Ajv lets `Infinity` pass as an integer, so these are checked again after validation. */
+/** Ajv lets `Infinity` pass as an integer, so these parameters are checked again after validation (D48). */
 export function finiteIntegers (...names: string[]): preHandlerHookHandler {
   return (request, reply, done) => {
     const query = request.query as Record<string, unknown>
-    const infinite = (name: string): boolean => typeof query[name] === 'number' && !Number.isFinite(query[name])
-    if (!anyOf(names, infinite)) { done(); return }
-    const bad = names.filter(infinite)
+    const bad = names.filter((name) => typeof query[name] === 'number' && !Number.isFinite(query[name]))
+    if (bad.length === 0) { done(); return }
     void reply.code(422).send({ detail: bad.map((name) => ({ loc: ['query', name], msg: 'value is not a valid integer', type: 'type_error.integer' })) })
   }
-}
-
-// A loop rather than Array#some: the usual answer is no, on every page request.
-function anyOf (names: string[], test: (name: string) => boolean): boolean {
-  for (const name of names) if (test(name)) return true
-  return false
 }

@@ -1,4 +1,4 @@
-import type { CycleSummary } from '../db/cycles.js'
+import type { CycleSummary } from '../generated/openapi.js'
 import { CSV_COLUMNS } from '../domain/price-csv.js'
 
 /** D41 Atom feed (RFC 4287): entry links relative, the `self` link absolute (D52). */

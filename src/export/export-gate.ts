@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify'
-import { HttpError } from '../domain/errors.js'
+import { HttpError } from '../http-server/http-error.js'
 
 export const EXPORTS_BUSY = 'Too many CSV exports are running. Try again later.'
 

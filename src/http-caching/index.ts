@@ -1,37 +1,51 @@
 import type { FastifyInstance, RouteOptions, onSendHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
-import { etagMatches, etagOf } from './ready-body.js'
+import { etagMatches, etagOf } from './cached-body.js'
 import { SURROGATE_KEY_HEADER, answerTags, type AnswerTags } from './surrogate-keys.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** D17: this route's 2xx/304 answers may be kept by browsers and CDNs. */
+    /** From the contract: the route's successful answers may be kept by browsers and shared caches (D17). */
     publicCache?: boolean
+    /** The Cache-Control of a route outside the contract on its successful answers. */
+    cacheControl?: string
   }
 }
 
-export const PUBLIC_CACHE_CONTROL = 'public, max-age=86400, s-maxage=604800'
+/** The contract's Cache-Control of the public reads. */
+const PUBLIC_CACHE_CONTROL = 'public, max-age=86400, s-maxage=604800'
 
-/** D17 no-store unless a route chose otherwise on a success; also every answer no route matched. */
-export const privateAnswer: onSendHookHandler = (_request, reply, payload, done) => {
-  if (reply.statusCode >= 400 || !reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
-  done(null, payload)
-}
+/** What nothing may keep: every error, and every answer of a route without a policy of its own. */
+export const NO_STORE = 'no-store'
 
 /**
- * D17 public Cache-Control on reads (no-store elsewhere), D18 ETags and 304, D70 the tags a shared
- * cache files a read under; policy from the contract.
+ * The onSend hook of a route whose policy is `cacheControl` on a success and no-store on an error.
+ * A handler may still choose another for one answer (the ingest's deprecated dry run).
+ */
+function cachePolicy (cacheControl: string): onSendHookHandler {
+  return (_request, reply, payload, done) => {
+    if (reply.statusCode >= 400) void reply.header('cache-control', NO_STORE)
+    else if (!reply.hasHeader('cache-control')) void reply.header('cache-control', cacheControl)
+    done(null, payload)
+  }
+}
+
+/** The hook of a route without a policy, and of every answer no route matched. */
+export const noStoreAnswer = cachePolicy(NO_STORE)
+
+/**
+ * Cache-Control from each route's policy, ETags and 304s on the public reads, and the tags a
+ * shared cache files a public read under. A route's hook is chosen as it is declared.
  */
 async function httpCaching (app: FastifyInstance): Promise<void> {
-  /** The hook of a public route; `tags` for its GET and HEAD answers (D70). */
-  const publicAnswer = (tags: AnswerTags | undefined): onSendHookHandler => (request, reply, payload, done) => {
+  /** The hook of a public read; `tags` for its GET and HEAD answers. */
+  const publicRead = (tags: AnswerTags | undefined): onSendHookHandler => (request, reply, payload, done) => {
     const status = reply.statusCode
     if (status >= 400) {
-      void reply.header('cache-control', 'no-store')
+      void reply.header('cache-control', NO_STORE)
       done(null, payload)
       return
     }
-    // A route may set its own on a success (ingest's dry run: no-store).
     if (!reply.hasHeader('cache-control')) {
       void reply.header('cache-control', PUBLIC_CACHE_CONTROL)
       if (tags !== undefined) void reply.header(SURROGATE_KEY_HEADER, typeof tags === 'string' ? tags : tags(request))
@@ -40,7 +54,7 @@ async function httpCaching (app: FastifyInstance): Promise<void> {
       done(null, payload)
       return
     }
-    // A cached answer came with its tag and already answered If-None-Match (sendReady).
+    // A cached read came with its tag and has answered If-None-Match already (sendCached).
     if (reply.hasHeader('etag') || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
       done(null, payload)
       return
@@ -56,7 +70,10 @@ async function httpCaching (app: FastifyInstance): Promise<void> {
   }
 
   app.addHook('onRoute', (route) => {
-    const hook = route.config?.publicCache === true ? publicAnswer(readTags(route)) : privateAnswer
+    const config = route.config
+    const hook = config?.publicCache === true
+      ? publicRead(readTags(route))
+      : config?.cacheControl !== undefined ? cachePolicy(config.cacheControl) : noStoreAnswer
     // A new array: the implied HEAD route is declared from a copy of these options.
     const own = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend]
     route.onSend = [...own, hook]

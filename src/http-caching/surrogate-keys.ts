@@ -2,15 +2,15 @@ import type { FastifyRequest } from 'fastify'
 
 /**
  * The tags a shared cache files each public answer under (the `Surrogate-Key` header), and the
- * tags a change to the prices drops (D70). Each answer names the data it depends on: a list
+ * tags a change to the prices drops. Each answer names the data it depends on: a list
  * (`prices`, `latest`, `changes`, `towns`, `cycles`, `feed`) or one cycle's page (`cycle-<day>`).
  */
 export const SURROGATE_KEY_HEADER = 'surrogate-key'
 
 /** Every change can move any row of the lists: their tags are dropped on each ingest and withdrawal. */
-export const LIST_TAGS = ['prices', 'latest', 'changes', 'towns', 'cycles', 'feed'] as const
+const LIST_TAGS = ['prices', 'latest', 'changes', 'towns', 'cycles', 'feed'] as const
 
-export const cycleTag = (validFrom: string): string => `cycle-${validFrom}`
+const cycleTag = (validFrom: string): string => `cycle-${validFrom}`
 
 export type AnswerTags = string | ((request: FastifyRequest) => string)
 

@@ -1,18 +1,12 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 
-/** D29 early answers drain the body, within the D48 lingering-close bounds. */
-export interface DrainLimits {
-  maxBytes: number
-  idleMs?: number
-  lingerMs?: number
-}
-
-/** D48 lingering close: drain at most LINGER_FACTOR × MAX_UPLOAD_BYTES. */
+/** A lingering close drains at most LINGER_FACTOR × MAX_UPLOAD_BYTES. */
 export const LINGER_FACTOR = 5
 
-export const DRAIN_IDLE_MS = 2_000
-export const DRAIN_LINGER_MS = 30_000
+/** A drain gives up after this long without a byte, or this long in all. */
+const DRAIN_IDLE_MS = 2_000
+const DRAIN_LINGER_MS = 30_000
 
 /** Does the request announce a body (RFC 9112 6.3: Content-Length or Transfer-Encoding)? */
 export function announcesBody (headers: IncomingHttpHeaders): boolean {
@@ -20,11 +14,9 @@ export function announcesBody (headers: IncomingHttpHeaders): boolean {
   return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
 }
 
-/** Discards the rest of an unread body within `limits`; returns the headers the answer needs. */
-export function discardUnreadBody (request: IncomingMessage, limits: DrainLimits): Record<string, string> {
-  // `complete`: the parser has seen the whole body; Node discards what is buffered by itself.
-  if (request.complete || !announcesBody(request.headers)) return {}
-  if (Number(request.headers['content-length']) > limits.maxBytes) return { connection: 'close' }
+/** Discards the rest of an unread body, at most `maxBytes`; false when it announces more, so the connection must close. */
+function discardUnreadBody (request: IncomingMessage, maxBytes: number): boolean {
+  if (Number(request.headers['content-length']) > maxBytes) return false
   let seen = 0
   const stop = (): void => {
     clearTimeout(idle)
@@ -39,23 +31,26 @@ export function discardUnreadBody (request: IncomingMessage, limits: DrainLimits
   }
   const onData = (chunk: Buffer): void => {
     seen += chunk.length
-    if (seen > limits.maxBytes) giveUp()
+    if (seen > maxBytes) giveUp()
     else idle.refresh()
   }
   // unref: a server that is shutting down does not wait for a client's leftovers.
-  const idle = setTimeout(giveUp, limits.idleMs ?? DRAIN_IDLE_MS).unref()
-  const linger = setTimeout(giveUp, limits.lingerMs ?? DRAIN_LINGER_MS).unref()
+  const idle = setTimeout(giveUp, DRAIN_IDLE_MS).unref()
+  const linger = setTimeout(giveUp, DRAIN_LINGER_MS).unref()
   request.on('data', onData)
   request.once('end', stop)
   request.once('close', stop)
   request.resume()
-  return {}
+  return true
 }
 
-/** D29 for the whole app; an answer already saying `Connection: close` closes at once. */
-export function drainEarlyAnswer (request: FastifyRequest, reply: FastifyReply, limits: DrainLimits): void {
+/**
+ * Drains an early answer's unread body, so the client reads the answer instead of a reset (D29);
+ * an answer already saying `Connection: close` closes at once.
+ */
+export function drainEarlyAnswer (request: FastifyRequest, reply: FastifyReply, maxBytes: number): void {
   const raw = request.raw
+  // `complete`: the parser has seen the whole body; Node discards what is buffered by itself.
   if (raw.complete || !announcesBody(raw.headers) || String(reply.getHeader('connection')).toLowerCase() === 'close') return
-  const headers = discardUnreadBody(raw, limits)
-  if (headers.connection !== undefined) void reply.header('connection', headers.connection)
+  if (!discardUnreadBody(raw, maxBytes)) void reply.header('connection', 'close')
 }

@@ -6,29 +6,30 @@ import { framingError } from './request-framing.js'
 import { armBodyIdleTimeout } from './timeouts.js'
 
 interface HttpServerOptions {
-  idleMs: number
+  /** How long a request's body may send nothing (BODY_IDLE_TIMEOUT_MS). */
+  bodyIdleMs: number
   maxUploadBytes: number
 }
 
-/** The connection-level rules, one hook per phase: D48 framing, D32 body idle timeout, D29 drain, shutdown. */
+/** The connection-level rules, one hook per phase: request framing, the body idle timeout, draining early answers, shutdown. */
 async function httpServer (app: FastifyInstance, options: HttpServerOptions): Promise<void> {
-  // D48: `Expect` is judged on Fastify's path (framingError), not by node:http before it.
+  // `Expect` is judged on Fastify's path (framingError), so a refusal is in the envelope.
   const handOn = (req: IncomingMessage, res: ServerResponse): void => { app.server.emit('request', req, res) }
   app.server.on('checkExpectation', handOn)
   app.server.on('checkContinue', handOn)
 
   app.addHook('onRequest', (request, reply, done) => {
-    armBodyIdleTimeout(request, reply, options.idleMs)
+    armBodyIdleTimeout(request, reply, options.bodyIdleMs)
     done(framingError(request))
   })
 
-  const drain = { maxBytes: LINGER_FACTOR * options.maxUploadBytes }
+  const drainMaxBytes = LINGER_FACTOR * options.maxUploadBytes
   // Shutdown: an answer in flight closes its keep-alive connection so close() need not wait.
   let closing = false
   app.addHook('preClose', async () => { closing = true })
   app.addHook('onSend', (request, reply, payload, done) => {
     if (closing) void reply.header('connection', 'close')
-    drainEarlyAnswer(request, reply, drain)
+    drainEarlyAnswer(request, reply, drainMaxBytes)
     done(null, payload)
   })
 }

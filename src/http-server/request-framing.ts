@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { HttpError } from '../domain/errors.js'
+import { HttpError } from './http-error.js'
 
-/** D48 smaller refusals: no Host, two Hosts or a bad Expect, refused in the envelope; `100 Continue` only after the token. */
+/** No Host, two Hosts or an Expect other than 100-continue, refused in the envelope; `100 Continue` only after the token. */
 export function framingError (request: FastifyRequest): HttpError | undefined {
   const { expect, host } = request.headers
   if (expect !== undefined && expect.toLowerCase() !== '100-continue') return new HttpError(417, 'Expectation Failed: only 100-continue is supported')

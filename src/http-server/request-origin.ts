@@ -7,7 +7,7 @@ const NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:
 const WITH_PORT = /^(.*?)(?::(\d{1,5}))?$/
 
 /** `host[:port]` lower-cased when it is a name, an IPv4 or a bracketed IPv6 address with an optional port; else undefined. */
-export function validHost (value: string | undefined): string | undefined {
+function validHost (value: string | undefined): string | undefined {
   if (value === undefined) return undefined
   const [, rawName = '', port] = WITH_PORT.exec(value.toLowerCase()) as RegExpExecArray
   if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return undefined
@@ -17,9 +17,9 @@ export function validHost (value: string | undefined): string | undefined {
 }
 
 /**
- * The origin a client used, for absolute links (D52): `X-Forwarded-Proto` and `X-Forwarded-Host`
+ * The origin a client used, for absolute links: `X-Forwarded-Proto` and `X-Forwarded-Host`
  * as Fastify reads them under TRUST_PROXY, each ignored when it is not `http`/`https` or a valid
- * host (D66); '' when not even the Host header is a valid host.
+ * host; '' when not even the Host header is a valid host.
  */
 export function requestOrigin (request: FastifyRequest): string {
   const host = validHost(request.host) ?? validHost(request.headers.host)

@@ -2,8 +2,8 @@ import type { ServerOptions } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { announcesBody } from './early-answer.js'
 
-/** D32 connection timeouts (values and reasons in docs/decisions.md). */
-export interface ConnectionTimeouts {
+/** Connection timeouts (their values and reasons: D32). */
+interface ConnectionTimeouts {
   headersTimeoutMs: number
   requestTimeoutMs: number
   keepAliveTimeoutMs: number
@@ -11,9 +11,9 @@ export interface ConnectionTimeouts {
 }
 
 // node:http checks the headers and request timeouts this often, so they fire up to this late.
-export const CONNECTIONS_CHECK_INTERVAL_MS = 1000
+const CONNECTIONS_CHECK_INTERVAL_MS = 1000
 
-/** Fastify's server options for D32 (`http` is passed on to node:http's createServer). */
+/** Fastify's server options for the timeouts (`http` is passed on to node:http's createServer). */
 export function timeoutServerOptions (timeouts: ConnectionTimeouts): { requestTimeout: number, keepAliveTimeout: number, http: ServerOptions } {
   return {
     requestTimeout: timeouts.requestTimeoutMs,
@@ -21,13 +21,13 @@ export function timeoutServerOptions (timeouts: ConnectionTimeouts): { requestTi
     http: {
       headersTimeout: timeouts.headersTimeoutMs,
       requestTimeout: timeouts.requestTimeoutMs, // Fastify sets it too; node:http checks the pair here
-      requireHostHeader: false, // D48: refused on Fastify's path, in the envelope
+      requireHostHeader: false, // refused on Fastify's path instead, in the envelope
       connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS
     }
   }
 }
 
-/** D32 body idle timeout, lifted once the body is read so a long ingest is never cut off. */
+/** The body idle timeout, lifted once the body is read so a long ingest is never cut off. */
 export function armBodyIdleTimeout (request: FastifyRequest, reply: FastifyReply, idleMs: number): void {
   const raw = request.raw
   const socket = raw.socket as Partial<typeof raw.socket> // a stand-in without timers under inject

@@ -1,7 +1,8 @@
 import { finished } from 'node:stream/promises'
 import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { HttpError, echoCell } from '../domain/errors.js'
+import { echoCell } from '../domain/errors.js'
+import { HttpError } from '../http-server/http-error.js'
 
 const NOT_CSV = 'Uploaded file must be a CSV file.'
 /** D48 hostile input: a common file-system limit on names. */

@@ -32,7 +32,7 @@ export function flushRepeatedFailures (log: Logger): void {
   repeats.get(log)?.flush()
 }
 
-/** D45 logging: the service's pino, used in place of Fastify's (see app.ts); none without options.
+/** The service's pino, used in place of Fastify's so its request lines can be replaced by one access line (see app.ts); none without options.
  * Without a stream of its own it writes to stdout, where a reader that has gone is dropped (D60). */
 export function createServiceLogger (setting: LoggerSetting): Logger | undefined {
   if (typeof setting !== 'object') return undefined

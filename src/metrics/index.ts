@@ -10,10 +10,10 @@ interface ServiceMetrics {
   readonly ingests: Counter
   readonly rowsIngested: Counter
   /** The onSend hook of answers no route matched (the not-found handler's): one `unmatched` series. */
-  readonly unmatched: onSendHookHandler
+  readonly unmatchedHook: onSendHookHandler
 }
 
-export type Recorder = (method: string, status: number, ms: number) => void
+type LatencyRecorder = (method: string, status: number, ms: number) => void
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -49,15 +49,15 @@ interface RequestSeries {
 /** HTTP metrics kept as plain numbers and made into samples at scrape time, cheaper per request than prom-client's. */
 class RequestTallies {
   private readonly all: RequestSeries[] = []
-  private readonly recorders = new Map<string, Recorder>()
+  private readonly recorders = new Map<string, LatencyRecorder>()
 
-  recorder (route: string): Recorder {
+  recorder (route: string): LatencyRecorder {
     let recorder = this.recorders.get(route)
     if (recorder === undefined) this.recorders.set(route, recorder = this.newRecorder(route))
     return recorder
   }
 
-  private newRecorder (route: string): Recorder {
+  private newRecorder (route: string): LatencyRecorder {
     const own = new Map<string, Map<number, RequestSeries>>()
     return (method, status, ms) => {
       let byStatus = own.get(method)
@@ -115,7 +115,7 @@ async function metrics (app: FastifyInstance): Promise<void> {
     help: 'Data rows of committed CSV ingests (each inserted, updated or unchanged).',
     registers: [registry]
   })
-  app.decorate('metrics', { registry, ingests, rowsIngested, unmatched: atEnd(tallies.recorder('unmatched')) })
+  app.decorate('metrics', { registry, ingests, rowsIngested, unmatchedHook: measureAnswer(tallies.recorder('unmatched')) })
 
   app.decorateRequest('startedAt', 0)
   app.addHook('onRequest', (request, _reply, done) => {
@@ -124,7 +124,7 @@ async function metrics (app: FastifyInstance): Promise<void> {
   })
   app.addHook('onRoute', (route) => {
     // The pattern, never the raw URL: one series per route, whatever clients request.
-    const hook = atEnd(tallies.recorder(route.url))
+    const hook = measureAnswer(tallies.recorder(route.url))
     // A new array: the implied HEAD route is declared from a copy of these options.
     const own = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend]
     route.onSend = [...own, hook]
@@ -132,18 +132,18 @@ async function metrics (app: FastifyInstance): Promise<void> {
 }
 
 /**
- * D45 logging: the latency and the access line are taken when the answer is handed to node:http
- * (the last onSend hook), not from onResponse, whose `finish` listeners Fastify would then add
- * to every response; a streamed body is followed to its end.
+ * Times an answer and writes its access line when it is handed to node:http (the last onSend
+ * hook); a streamed body is followed to its end. Not onResponse: Fastify would then add a
+ * `finish` listener to every response, which measured as a cost on every request (D45).
  */
-function atEnd (record: Recorder): onSendHookHandler {
+function measureAnswer (record: LatencyRecorder): onSendHookHandler {
   const observe = (request: FastifyRequest, reply: FastifyReply, error?: Error | null): void => {
     const ms = request.startedAt === 0 ? 0 : performance.now() - request.startedAt
     record(request.method, reply.statusCode, ms)
     logAccess(request, reply, ms, error ?? undefined)
   }
   return (request, reply, payload, done) => {
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload) && typeof (payload as { pipe?: unknown } | null)?.pipe === 'function') finished(reply.raw, (error) => { observe(request, reply, error) })
+    if (typeof (payload as { pipe?: unknown } | null)?.pipe === 'function') finished(reply.raw, (error) => { observe(request, reply, error) })
     else observe(request, reply)
     done(null, payload)
   }

@@ -1,16 +1,19 @@
 import fastifyRateLimit from '@fastify/rate-limit'
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import { HttpError } from '../domain/errors.js'
+import { HttpError } from '../http-server/http-error.js'
 import { MemorySlidingWindowStore } from './memory-store.js'
 import { DEFAULT_MAX, DEFAULT_WINDOW_MS, clientKey, type HitResult, type SlidingWindowStore } from './sliding-window.js'
 
 interface RateLimitPluginOptions {
-  /** The D22 sliding log, closed with the app; omitted: Redis when `redisUrl` is set, else memory. */
+  /** The sliding log, closed with the app; omitted: Redis when `redisUrl` is set, else memory. */
   store?: SlidingWindowStore | undefined
   redisUrl?: string | undefined
-  /** Routes under these prefixes are never limited (the docs: routes a library declares). */
-  exemptPrefixes?: readonly string[]
+  /**
+   * Routes outside the contract that are never limited: a path, or every path under a prefix
+   * written with a trailing `/*`. Contract operations say it themselves in openapi.yaml.
+   */
+  unlimitedPaths?: readonly string[]
 }
 
 /** Spec 7, word for word. */
@@ -18,50 +21,52 @@ const RATE_LIMIT_DETAIL = 'Rate limit exceeded. Try again later.'
 
 type IncrCallback = (err: Error | null, result?: { current: number, ttl: number }) => void
 
-/** @fastify/rate-limit's view of a count: `current` past `max` means refused. */
-function counted (hit: HitResult, max: number): { current: number, ttl: number } {
+/** A sliding-log hit as @fastify/rate-limit reads a count: `current` past `max` means refused. */
+function asRateLimitCount (hit: HitResult, max: number): { current: number, ttl: number } {
   return { current: hit.allowed ? max - hit.remaining : max + 1, ttl: hit.resetMs }
 }
 
-/** @fastify/rate-limit's `store` option, backed by the D22 sliding log (synchronously where it can). */
-function storeClass (store: SlidingWindowStore, max: number): new () => object {
+/** @fastify/rate-limit's `store` option, backed by the sliding log (synchronously where it can). */
+function storeAdapterClass (store: SlidingWindowStore, max: number): new () => object {
   return class SlidingWindowAdapter {
     incr (key: string, callback: IncrCallback): void {
       if (store.hitSync !== undefined) {
-        callback(null, counted(store.hitSync(key), max))
+        callback(null, asRateLimitCount(store.hitSync(key), max))
         return
       }
-      store.hit(key).then((hit) => { callback(null, counted(hit, max)) }, callback)
+      store.hit(key).then((hit) => { callback(null, asRateLimitCount(hit, max)) }, callback)
     }
 
-    // D22 one allowance per client: a route of its own limit is refused when it is declared.
+    // One allowance per client: a route with a limit of its own is refused when it is declared.
     child (): never {
-      throw new Error('rate-limit: per-route max/timeWindow are not supported (D22 is one allowance per client)')
+      throw new Error('rate-limit: per-route max/timeWindow are not supported (one allowance per client)')
     }
   }
 }
 
-/** D22 rate limiting via @fastify/rate-limit; its route onRequest hook runs after CORS, before the body. */
+/**
+ * 60 requests per 60 s per client, as a sliding log counting allowed requests only (D22), through
+ * @fastify/rate-limit; its onRequest hook runs after CORS's and before the body is read.
+ */
 const rateLimitPlugin: FastifyPluginAsync<RateLimitPluginOptions> = async (app, options) => {
   const store = options.store ?? await createStore(options.redisUrl, app.log)
   const max = store.max ?? DEFAULT_MAX
 
-  // Routes a library declares (the docs UI) cannot carry a config of their own.
-  const prefixes = options.exemptPrefixes ?? []
+  // Decided once per route as it is declared; this also covers routes a library declares (the docs UI).
+  const unlimited = (url: string): boolean => (options.unlimitedPaths ?? []).some((path) =>
+    path.endsWith('/*') ? url === path.slice(0, -2) || url.startsWith(path.slice(0, -1)) : url === path)
   app.addHook('onRoute', (route) => {
-    if (prefixes.some((prefix) => route.url === prefix || route.url.startsWith(prefix + '/'))) {
-      route.config = { ...route.config, rateLimit: false }
-    }
+    if (unlimited(route.url)) route.config = { ...route.config, rateLimit: false }
   })
 
   await app.register(fastifyRateLimit, {
     max,
     timeWindow: store.windowMs ?? DEFAULT_WINDOW_MS,
     enableDraftSpec: true,
-    store: storeClass(store, max) as never,
-    // D48 bounded keys: the D23 client address when it is an IP, else the socket's.
+    store: storeAdapterClass(store, max) as never,
+    // The client's address when it is an IP, else the socket's: a forged value never makes a new key.
     keyGenerator: (request) => clientKey(request.ip, request.socket.remoteAddress),
-    // Rendered as {"detail": ...} by the app's error handler (D19).
+    // Rendered as {"detail": ...} by the app's error handler.
     errorResponseBuilder: () => new HttpError(429, RATE_LIMIT_DETAIL)
   })
 
@@ -72,7 +77,7 @@ const rateLimitPlugin: FastifyPluginAsync<RateLimitPluginOptions> = async (app, 
 
 export default fp(rateLimitPlugin, { name: 'rate-limit', fastify: '5.x' })
 
-/** Redis when REDIS_URL is set (one allowance across replicas), else memory; D47 outages logged once. */
+/** Redis when REDIS_URL is set (one allowance across replicas), else memory; an outage and the recovery logged once each. */
 async function createStore (redisUrl: string | undefined, log: FastifyBaseLogger): Promise<SlidingWindowStore> {
   if (redisUrl === undefined) return new MemorySlidingWindowStore()
   // ioredis is loaded only when it is used (several MB a memory-store replica never needs).

@@ -1,6 +1,6 @@
 import { DEFAULT_MAX, DEFAULT_WINDOW_MS, positiveInteger, type HitResult, type SlidingWindowStore } from './sliding-window.js'
 
-/** D22 bounded memory: at most this many keys, least recently seen evicted first. */
+/** Bounded memory: at most this many keys, least recently seen evicted first. */
 export const DEFAULT_MAX_KEYS = 100_000
 
 interface MemorySlidingWindowOptions {
@@ -23,7 +23,7 @@ interface MemoryEntry {
 const SWEEP_PER_HIT = 64
 
 /**
- * One process's D22 sliding log: a Map, plus a linked list in order of last hit so sweeping and
+ * One process's sliding log: a Map, plus a linked list in order of last hit so sweeping and
  * evicting are O(1) (reordering the Map itself degrades under a flood).
  */
 export class MemorySlidingWindowStore implements SlidingWindowStore {

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis'
 import { DEFAULT_MAX, DEFAULT_WINDOW_MS, positiveInteger, type HitResult, type SlidingWindowStore } from './sliding-window.js'
 
 /**
- * One atomic D22 sliding-log step over a sorted set scored by request time (ms). ARGV: max,
+ * One atomic sliding-log step over a sorted set scored by request time (ms). ARGV: max,
  * windowMs, member, now (empty: Redis TIME). Only an allowed request is added and renews the expiry.
  */
 const HIT_SCRIPT = `
@@ -46,12 +46,12 @@ interface RedisSlidingWindowOptions {
   /** Called once per outage (first failure after a success), never per request. */
   onError?: (err: unknown) => void
   onRecover?: () => void
-  /** Consecutive failures that open the D47 circuit breaker. */
+  /** Consecutive failures that open the circuit breaker. */
   breakerThreshold?: number
   probeIntervalMs?: number
 }
 
-/** The shared D22 sliding log, one Lua script per hit; fails open on Redis errors, with a D47 circuit breaker. */
+/** The sliding log shared by replicas, one Lua script per hit; fails open on Redis errors, behind a circuit breaker (D47). */
 export class RedisSlidingWindowStore implements SlidingWindowStore {
   readonly max: number
   readonly windowMs: number

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net'
 
-/** D22 sliding log: only allowed requests are recorded, so hammering never extends a block. */
+/** A sliding log: only allowed requests are recorded, so hammering never extends a block (D22). */
 export interface HitResult {
   allowed: boolean
   /** Never negative; 59 after a first request. */
@@ -19,7 +19,7 @@ export interface SlidingWindowStore {
   readonly windowMs?: number
 }
 
-/** D22 / spec 8: 60 requests per 60 s per client. */
+/** 60 requests per 60 s per client, as the specification asks. */
 export const DEFAULT_MAX = 60
 export const DEFAULT_WINDOW_MS = 60_000
 
@@ -28,7 +28,7 @@ export function positiveInteger (name: string, value: number): number {
   return value
 }
 
-/** D48 bounded keys: the D23 client address when it is an IP, else the socket's. */
+/** The client's address (as TRUST_PROXY reads it) when it is an IP, else the socket's, so keys stay bounded. */
 export function clientKey (address: string | undefined, socketAddress: string | undefined): string {
   return address !== undefined && isIP(address) !== 0 ? address : socketAddress ?? 'unknown'
 }

@@ -13,7 +13,7 @@ interface ReadCachePluginOptions {
   maxBytes: number
 }
 
-/** D44 every read served from memory, as `app.readCache`. */
+/** Every read's answer kept in memory until the next write, as `app.readCache`. */
 async function readCache (app: FastifyInstance, options: ReadCachePluginOptions): Promise<void> {
   const cache = new ReadCache({
     loadLatest: async () => await app.prices.latestPrices(),
@@ -23,10 +23,10 @@ async function readCache (app: FastifyInstance, options: ReadCachePluginOptions)
 
   const registers = [app.metrics.registry]
   const tallies: Array<[name: string, help: string, read: () => number]> = [
-    ['fuel_latest_cache_hits_total', 'GET /v1/prices/latest answers served from the in-memory cache.', () => cache.hits],
-    ['fuel_latest_cache_misses_total', 'GET /v1/prices/latest answers that had to read the database.', () => cache.misses],
-    ['fuel_read_cache_hits_total', 'Other cached reads (/v1/prices pages, /v1/towns) served from memory.', () => cache.bodyHits],
-    ['fuel_read_cache_misses_total', 'Other cached reads that had to read the database.', () => cache.bodyMisses]
+    ['fuel_latest_cache_hits_total', 'GET /v1/prices/latest answers served from the in-memory cache.', () => cache.latestHits],
+    ['fuel_latest_cache_misses_total', 'GET /v1/prices/latest answers that had to read the database.', () => cache.latestMisses],
+    ['fuel_read_cache_hits_total', 'Other cached reads (/v1/prices pages, /v1/towns) served from memory.', () => cache.otherHits],
+    ['fuel_read_cache_misses_total', 'Other cached reads that had to read the database.', () => cache.otherMisses]
   ]
   for (const [name, help, read] of tallies) {
     new Counter({ name, help, registers, collect () { this.reset(); this.inc(read()) } })

@@ -10,11 +10,14 @@ declare module 'fastify' {
 }
 
 interface CacheInvalidation {
-  /** A notification payload and a promise settled when this replica hears it back (D26), or after `timeoutMs`. */
+  /** A notification payload and a promise settled when this replica hears it back, or after `timeoutMs`. */
   expect: (timeoutMs: number) => { payload: string, heard: Promise<void>, cancel: () => void }
 }
 
-/** D26 cache invalidation via LISTEN/NOTIFY; a (re)connect clears too, as notifications meanwhile are lost. */
+/**
+ * Every replica's read cache is cleared by a PostgreSQL notification sent at a write's COMMIT (D26);
+ * a (re)connect clears it too, as notifications sent meanwhile are lost.
+ */
 async function cacheInvalidation (app: FastifyInstance): Promise<void> {
   const sql = app.database.sql
   if (sql === undefined) {

@@ -1,112 +1,97 @@
 import { normalizeTown } from '../domain/town.js'
-import type { FuelPrice } from '../generated/openapi.js'
-import { readyBody, type ReadyBody } from '../http-caching/ready-body.js'
+import { CachedBody } from '../http-caching/cached-body.js'
 
-export interface LatestSnapshot {
-  readonly all: ReadyBody
-  /** One town's record, or `[]` for an unknown town (spec 4.2 rule 4); `town` as D4 filters it. */
-  forTown: (town: string) => ReadyBody
-}
+/** The latest cycle as each town's record in FuelPrice JSON, in the answer's order. */
+export type LatestRecords = Array<{ town: string, json: string }>
 
 interface ReadCacheOptions {
-  loadLatest: () => Promise<FuelPrice[]>
+  loadLatest: () => Promise<LatestRecords>
   /** Bound on the bytes of the other bodies held (the latest cycle is always kept). */
   maxBytes: number
 }
 
-interface Entry { body: ReadyBody, bytes: number }
+/** The latest cycle, whole and per town, made at once from one read. */
+interface LatestCycle {
+  all: CachedBody
+  byTown: Map<string, CachedBody>
+}
 
-const NONE = readyBody('[]')
+interface Entry { body: CachedBody, bytes: number }
 
-/** D44 every read served from memory; `clear()` bumps a generation so a stale load never installs. */
+const EMPTY_LIST = new CachedBody('[]')
+
+/**
+ * Every read's answer, kept in memory until the next write (D44). The latest cycle is always kept;
+ * other bodies are dropped least recently used first beyond `maxBytes`. `clear()` starts a new
+ * generation, so a load begun before it never installs its (stale) result.
+ */
 export class ReadCache {
-  private latestSnapshot: LatestSnapshot | undefined
-  private latestPending: Promise<LatestSnapshot> | undefined
+  private latestCycle: LatestCycle | undefined
+  private latestLoading: Promise<LatestCycle> | undefined
   private readonly entries = new Map<string, Entry>()
-  private readonly pending = new Map<string, Promise<ReadyBody>>()
+  private readonly loading = new Map<string, Promise<CachedBody>>()
   private generation = 0
   private lastUsed: string | undefined
   private heldBytes = 0
-  /** Latest-cycle reads served from memory, and those that read the database. */
-  hits = 0
-  misses = 0
-  bodyHits = 0
-  bodyMisses = 0
+  /** Latest-cycle answers served from memory, and those that read the database. */
+  latestHits = 0
+  latestMisses = 0
+  /** The same for every other cached read. */
+  otherHits = 0
+  otherMisses = 0
 
   constructor (private readonly options: ReadCacheOptions) {}
 
-  /** The latest cycle when held (a counted hit), so a route can answer without a promise. */
-  heldLatest (): LatestSnapshot | undefined {
-    const snapshot = this.latestSnapshot
-    if (snapshot !== undefined) this.hits++
-    return snapshot
-  }
-
-  async latest (): Promise<LatestSnapshot> {
-    const held = this.heldLatest()
-    if (held !== undefined) return held
-    this.misses++
-    if (this.latestPending === undefined) {
-      const generation = this.generation
-      const pending = this.options.loadLatest().then((rows) => {
-        const snapshot = buildSnapshot(rows)
-        if (this.generation === generation) this.latestSnapshot = snapshot
-        return snapshot
-      }).finally(() => {
-        if (this.latestPending === pending) this.latestPending = undefined
-      })
-      this.latestPending = pending
+  /** The latest cycle's records, or one town's (`[]` for an unknown town, spec 4.2 rule 4); `town` in its canonical form (townFilter). */
+  async latest (town: string | undefined): Promise<CachedBody> {
+    let cycle = this.latestCycle
+    if (cycle !== undefined) {
+      this.latestHits++
+    } else {
+      this.latestMisses++
+      cycle = await this.loadLatest()
     }
-    return await this.latestPending
+    return town === undefined ? cycle.all : cycle.byTown.get(town) ?? EMPTY_LIST
   }
 
-  /** The body stored under `key` (a hit, counted), else undefined: the caller then awaits `body()`. */
-  heldBody (key: string): ReadyBody | undefined {
+  /** The body kept under `key`, or `load`'s text, kept under it from now on. Concurrent misses share one load. */
+  async body (key: string, load: () => Promise<string>): Promise<CachedBody> {
     const entry = this.entries.get(key)
-    if (entry === undefined) return undefined
-    this.bodyHits++
-    // Re-inserting moves it last in the Map's order; a key already last costs no writes.
-    if (this.lastUsed !== key) {
-      this.entries.delete(key)
-      this.entries.set(key, entry)
-      this.lastUsed = key
+    if (entry !== undefined) {
+      this.otherHits++
+      // Re-inserted, so the Map's order is the order of use; a key already last is left alone.
+      if (this.lastUsed !== key) {
+        this.entries.delete(key)
+        this.entries.set(key, entry)
+        this.lastUsed = key
+      }
+      return entry.body
     }
-    return entry.body
-  }
-
-  async body (key: string, load: () => Promise<string>): Promise<ReadyBody> {
-    const held = this.heldBody(key)
-    if (held !== undefined) return held
-    this.bodyMisses++
-    let pending = this.pending.get(key)
+    this.otherMisses++
+    let pending = this.loading.get(key)
     if (pending === undefined) {
       const generation = this.generation
-      const loading: Promise<ReadyBody> = load().then((json) => {
-        const body = readyBody(json)
+      pending = load().then((text) => {
+        const body = new CachedBody(text)
         if (this.generation === generation) this.store(key, body)
         return body
       }).finally(() => {
-        if (this.pending.get(key) === loading) this.pending.delete(key)
+        if (this.loading.get(key) === pending) this.loading.delete(key)
       })
-      this.pending.set(key, loading)
-      pending = loading
+      this.loading.set(key, pending)
     }
     return await pending
   }
 
-  /** D26: called after every committed ingest, here or on another replica. */
+  /** Drops everything; called after every committed write, here or on another replica. */
   clear (): void {
     this.generation++
-    this.latestSnapshot = undefined
-    this.latestPending = undefined
+    this.latestCycle = undefined
+    this.latestLoading = undefined
     this.entries.clear()
     this.lastUsed = undefined
-    this.pending.clear()
+    this.loading.clear()
     this.heldBytes = 0
-  }
-
-  get filled (): boolean {
-    return this.latestSnapshot !== undefined
   }
 
   /** Bytes of the bodies held besides the latest cycle (their uncompressed JSON and keys). */
@@ -114,8 +99,23 @@ export class ReadCache {
     return this.heldBytes
   }
 
-  private store (key: string, body: ReadyBody): void {
-    const bytes = body.json.length + key.length
+  private async loadLatest (): Promise<LatestCycle> {
+    if (this.latestLoading === undefined) {
+      const generation = this.generation
+      const loading = this.options.loadLatest().then((records) => {
+        const cycle = latestCycleOf(records)
+        if (this.generation === generation) this.latestCycle = cycle
+        return cycle
+      }).finally(() => {
+        if (this.latestLoading === loading) this.latestLoading = undefined
+      })
+      this.latestLoading = loading
+    }
+    return await this.latestLoading
+  }
+
+  private store (key: string, body: CachedBody): void {
+    const bytes = body.bytes.length + key.length
     if (bytes > this.options.maxBytes) return // larger than the whole budget: served, not kept
     this.entries.delete(key) // so that it is last, whatever was there
     this.entries.set(key, { body, bytes })
@@ -129,24 +129,12 @@ export class ReadCache {
   }
 }
 
-function buildSnapshot (rows: FuelPrice[]): LatestSnapshot {
-  const byTown = new Map<string, ReadyBody>()
-  // D48: keyed by the canonical name, as the route's filter is (townFilter).
-  for (const row of rows) byTown.set(normalizeTown(row.town), readyBody(serializePrices([row])))
-  const all = readyBody(serializePrices(rows))
+function latestCycleOf (records: LatestRecords): LatestCycle {
+  // Keyed by the canonical name, as the route's filter gives it.
+  const byTown = new Map(records.map((r) => [normalizeTown(r.town), new CachedBody(`[${r.json}]`)]))
+  const all = new CachedBody(`[${records.map((r) => r.json).join(',')}]`)
   // Compressed now, once per cycle: the first client of each encoding should not wait for it.
-  void all.gzip
-  void all.br
-  return { all, forTown: (town) => byTown.get(town) ?? NONE }
-}
-
-/** FuelPrice JSON with the fields in contract order. */
-function serializePrices (rows: FuelPrice[]): string {
-  let out = '['
-  for (let i = 0; i < rows.length; i++) {
-    const r = rows[i] as FuelPrice
-    if (i > 0) out += ','
-    out += `{"id":${r.id},"town":${JSON.stringify(r.town)},"super_petrol":${r.super_petrol},"diesel":${r.diesel},"kerosene":${r.kerosene},"valid_from":"${r.valid_from}","valid_to":"${r.valid_to}"}`
-  }
-  return out + ']'
+  all.representation('gzip')
+  all.representation('br')
+  return { all, byTown }
 }

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib'
 import t, { type Test } from 'tap'
-import { HttpError } from '../../src/domain/errors.js'
+import { HttpError } from '../../src/http-server/http-error.js'
 import { build } from '../helper.js'
 import { openApiDocument } from '../support/openapi-document.js'
 import { OpenApiContract, checkResponses, type ObservedResponse, type Violation } from './openapi-validator.js'

@@ -101,7 +101,7 @@ t.test('/v1/towns: the skip scan probes the town index only', async (t) => {
 t.test('/v1/prices/latest: max(valid_from) and the cycle read both from the order index', async (t) => {
   const rows = await repo.latestPrices()
   t.equal(rows.length, 233)
-  t.equal(rows[0]?.valid_from, '2026-10-15')
+  t.equal((JSON.parse(rows[0]?.json ?? '{}') as { valid_from?: string }).valid_from, '2026-10-15')
   const [statement] = await statementsOf(async () => await repo.latestPrices())
   const found = scans(await explain(statement!.text, statement!.params, false))
   t.ok(found.some((s) => s.index === 'fuel_prices_order_idx'), JSON.stringify(found))

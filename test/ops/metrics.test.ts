@@ -68,8 +68,8 @@ t.test('[spec 4.2 r6] latest-cache hits and misses are the cache\'s own tallies'
   const text = (await app.inject('/metrics')).body
   t.equal(sample(text, 'fuel_latest_cache_misses_total'), 1)
   t.equal(sample(text, 'fuel_latest_cache_hits_total'), 2)
-  t.equal(app.readCache.misses, 1)
-  t.equal(app.readCache.hits, 2)
+  t.equal(app.readCache.latestMisses, 1)
+  t.equal(app.readCache.latestHits, 2)
   app.readCache.clear()
   await app.inject('/v1/prices/latest')
   const after = (await app.inject('/metrics')).body

@@ -184,7 +184,7 @@ t.test('D24: a preflight from an allowed origin is answered and not counted (D22
   t.strictSame(preflights.map((r) => r.status), Array(70).fill(204))
   const p = preflights[0]!
   t.equal(p.headers.get('access-control-allow-origin'), ALLOWED_ORIGIN)
-  t.equal(p.headers.get('access-control-allow-methods'), 'GET, POST, OPTIONS')
+  t.equal(p.headers.get('access-control-allow-methods'), 'GET, DELETE, POST, OPTIONS')
   t.equal(p.headers.get('access-control-allow-headers'), 'Authorization, Content-Type')
   t.equal(p.headers.get('ratelimit-limit'), null)
   t.equal(p.body, '')

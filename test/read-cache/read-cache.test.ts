@@ -1,8 +1,7 @@
 import t from 'tap'
-import { ReadCache } from '../../src/read-cache/read-cache.js'
-import type { FuelPrice } from '../../src/generated/openapi.js'
+import { ReadCache, type LatestRecords } from '../../src/read-cache/read-cache.js'
 
-const cache = (maxBytes: number, loadLatest = async (): Promise<FuelPrice[]> => []): ReadCache => new ReadCache({ loadLatest, maxBytes })
+const cache = (maxBytes: number, loadLatest = async (): Promise<LatestRecords> => []): ReadCache => new ReadCache({ loadLatest, maxBytes })
 const json = (n: number): string => JSON.stringify('x'.repeat(n - 2)) // n bytes of JSON
 
 t.test('bodies are kept least-recently-used first within maxBytes (key length counted)', async (t) => {
@@ -20,17 +19,17 @@ t.test('bodies are kept least-recently-used first within maxBytes (key length co
   await get('a')
   await get('b') // reloaded
   t.strictSame(loads, ['a', 'b', 'c', 'd', 'b'])
-  t.equal(c.bodyHits, 3)
-  t.equal(c.bodyMisses, 5)
+  t.equal(c.otherHits, 3)
+  t.equal(c.otherMisses, 5)
 })
 
 t.test('a body larger than the whole budget is served but not kept', async (t) => {
   const c = cache(50)
   const body = await c.body('big', async () => json(100))
-  t.equal(body.json.length, 100)
+  t.equal(body.bytes.length, 100)
   t.equal(c.bytes, 0)
   await c.body('big', async () => json(100))
-  t.equal(c.bodyMisses, 2)
+  t.equal(c.otherMisses, 2)
 })
 
 t.test('concurrent misses share one load; a load that started before clear() is not kept', async (t) => {
@@ -43,25 +42,27 @@ t.test('concurrent misses share one load; a load that started before clear() is 
   t.equal(loads, 1, 'one load for two requests')
   c.clear() // an ingest committed while the load was in flight
   release('"stale"')
-  t.equal((await first).json.toString(), '"stale"')
-  t.equal((await second).json.toString(), '"stale"')
+  t.equal((await first).bytes.toString(), '"stale"')
+  t.equal((await second).bytes.toString(), '"stale"')
   t.equal(c.bytes, 0, 'the stale result was not stored')
   const fresh = await c.body('k', async () => '"fresh"')
-  t.equal(fresh.json.toString(), '"fresh"')
+  t.equal(fresh.bytes.toString(), '"fresh"')
 })
 
 t.test('the latest cycle is pinned: no amount of other bodies evicts it, clear() drops it', async (t) => {
   let loads = 0
-  const c = cache(200, async () => { loads++; return [{ id: 1, town: 'Nairobi', super_petrol: 180.5, diesel: 170, kerosene: 150.25, valid_from: '2026-10-15', valid_to: '2026-11-14' }] })
-  await c.latest()
+  const nairobi = '{"id":1,"town":"Nairobi","super_petrol":180.5,"diesel":170,"kerosene":150.25,"valid_from":"2026-10-15","valid_to":"2026-11-14"}'
+  const c = cache(200, async () => { loads++; return [{ town: 'Nairobi', json: nairobi }] })
+  await c.latest(undefined)
   for (let i = 0; i < 20; i++) await c.body(`k${i}`, async () => json(90))
-  const snapshot = await c.latest()
+  t.equal((await c.latest(undefined)).bytes.toString(), `[${nairobi}]`)
   t.equal(loads, 1)
   // Asked by the canonical name, as the route's townFilter gives it (D48).
-  t.equal(snapshot.forTown('Nairobi').json.toString(), '[{"id":1,"town":"Nairobi","super_petrol":180.5,"diesel":170,"kerosene":150.25,"valid_from":"2026-10-15","valid_to":"2026-11-14"}]')
-  t.equal(snapshot.forTown('Nowhere').json.toString(), '[]')
+  t.equal((await c.latest('Nairobi')).bytes.toString(), `[${nairobi}]`)
+  t.equal((await c.latest('Nowhere')).bytes.toString(), '[]')
+  t.equal(c.latestHits, 3)
   c.clear()
-  t.equal(c.filled, false)
-  await c.latest()
+  await c.latest(undefined)
   t.equal(loads, 2)
+  t.equal(c.latestMisses, 2)
 })

@@ -55,8 +55,8 @@ t.test('latest cycle', async (t) => {
       t.equal(res.statusCode, 200)
     }
     t.equal(database.statements(), before, 'no statement reached the driver')
-    t.equal(app.readCache.hits, 4)
-    t.equal(app.readCache.misses, 1)
+    t.equal(app.readCache.latestHits, 4)
+    t.equal(app.readCache.latestMisses, 1)
   })
 
   t.test('[spec 4.2 r6] clearing the cache makes the next request read the database again', async (t) => {

@@ -116,8 +116,8 @@ t.test('[spec 4.2 r6, widened] a repeated page is served with zero database stat
     t.equal(res.headers.etag, first.headers.etag)
   }
   t.equal(database.statements(), before, 'no statement reached the driver')
-  t.equal(app.readCache.bodyHits, 3)
-  t.equal(app.readCache.bodyMisses, 1)
+  t.equal(app.readCache.otherHits, 3)
+  t.equal(app.readCache.otherMisses, 1)
   t.equal(app.readCache.bytes, first.body.length + 'prices:nairobi:::2:0'.length)
 })
 

@@ -37,8 +37,8 @@ t.test('[spec 4.2 r6, widened] after the first request /v1/towns is served with 
   const before = database.statements()
   for (let i = 0; i < 3; i++) t.equal((await app.inject('/v1/towns')).body, first.body)
   t.equal(database.statements(), before, 'no statement reached the driver')
-  t.equal(app.readCache.bodyHits, 3)
-  t.equal(app.readCache.bodyMisses, 1)
+  t.equal(app.readCache.otherHits, 3)
+  t.equal(app.readCache.otherMisses, 1)
 })
 
 t.test('[D18] ETag revalidation gives 304', async (t) => {

@@ -36,10 +36,9 @@ const docs: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   // GET / (not in the contract): people go to the docs, clients find it by Link (RFC 8631).
-  app.get('/', { config: { rateLimit: false } }, async (_request, reply) => {
+  app.get('/', { config: { cacheControl: 'public, max-age=86400' } }, async (_request, reply) => {
     return await reply.code(302).header('location', `${DOCS_PREFIX}/`)
       .header('link', `<${operations.getOpenApiJson.url}>; rel="service-desc"; type="application/json", <${DOCS_PREFIX}/>; rel="service-doc"`)
-      .header('cache-control', 'public, max-age=86400')
       .send({ detail: `See ${DOCS_PREFIX}/ for the documentation and ${operations.getOpenApiJson.url} for the contract.` })
   })
 

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import fp from 'fastify-plugin'
-import { HttpError } from '../../domain/errors.js'
+import { HttpError } from '../../http-server/http-error.js'
 import { cycleOf, todayInKenya } from '../../domain/cycle.js'
 import { operations } from '../../generated/openapi.js'
 
-/** D25: answer within 2 s even when the database hangs; the ping gets 1.5 s of that. */
+/** Health answers within 2 s even when the database hangs (D25): the ping gets 1.5 s of that. */
 export const HEALTH_PING_TIMEOUT_MS = 1500
 
 const health: FastifyPluginAsyncTypebox = async (app) => {
-  // The freshness query is the connectivity check (D25) and the today's-cycle probe (D42 freshness).
+  // One query checks the connection and tells whether the cycle covering today is stored.
   app.route({
     ...operations.getHealth,
     handler: async () => {
@@ -22,7 +22,7 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
           })
         ])
       } catch (err) {
-        throw new HttpError(500, 'Database unreachable', {}, err) // its access line names the cause (D61)
+        throw new HttpError(500, 'Database unreachable', {}, err) // its access line names the cause
       } finally {
         clearTimeout(timer)
       }

@@ -9,12 +9,13 @@ interface MetricsRoutesOptions {
   token?: string | undefined
 }
 
+export const METRICS_PATH = '/metrics'
+
 const INVALID_METRICS_TOKEN = 'Invalid authorization token for metrics endpoint.'
 
-/** Not in the contract; no-store is the app default. */
+/** Not in the contract: no-store, as every route without a cache policy. */
 async function metricsRoutes (app: FastifyInstance, options: MetricsRoutesOptions): Promise<void> {
-  app.get('/metrics', {
-    config: { rateLimit: false },
+  app.get(METRICS_PATH, {
     onRequest: bearerAuth({ token: options.token, detail: INVALID_METRICS_TOKEN, failures: app.failedTokens })
   }, async (_request, reply) => {
     const merged = Registry.merge([defaultMetricsRegistry(), app.metrics.registry])

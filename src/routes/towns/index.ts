@@ -1,15 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import fp from 'fastify-plugin'
 import { operations } from '../../generated/openapi.js'
-import { sendHeldOr, sendReady } from '../../http-caching/ready-body.js'
+import { sendCached } from '../../http-caching/cached-body.js'
 
 const towns: FastifyPluginAsyncTypebox = async (app) => {
-  // D3 order. Spec 4.3 rule 2 holds from the cache: only ingests change it, and they clear it (D26).
+  // Only writes change the list, and they clear the cache, so a cached list is always current.
   app.route({
     ...operations.listTowns,
-    handler: (request, reply) => sendHeldOr(app.readCache.heldBody('towns'),
-      async () => await app.readCache.body('towns', async () => JSON.stringify(await app.prices.listTowns())),
-      (body) => sendReady(request, reply, body))
+    handler: async (request, reply) => await sendCached(request, reply, app.readCache.body('towns', async () =>
+      JSON.stringify(await app.prices.listTowns())))
   })
 }
 

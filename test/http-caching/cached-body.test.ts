@@ -1,15 +1,17 @@
 import t from 'tap'
 import { gunzipSync, brotliDecompressSync } from 'node:zlib'
-import { etagMatches, pickRepresentation, preferredEncoding, readyBody } from '../../src/http-caching/ready-body.js'
+import { CachedBody, etagMatches, preferredEncoding } from '../../src/http-caching/cached-body.js'
 
-t.test('readyBody compresses only bodies of 1 KiB or more, once', async (t) => {
-  const small = readyBody('[]')
-  t.equal(small.gzip, undefined)
-  t.equal(small.br, undefined)
+t.test('a cached body is compressed only from 1 KiB on, each encoding once', async (t) => {
+  const small = new CachedBody('[]')
+  t.equal(small.compressible, false)
+  t.equal(small.representation('gzip'), small.identity)
+  t.equal(small.representation('br'), small.identity)
   const json = JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ town: `Town ${i}`, price: 180.5 })))
-  const large = readyBody(json)
-  t.equal(gunzipSync(large.gzip as Buffer).toString(), json)
-  t.equal(brotliDecompressSync(large.br as Buffer).toString(), json)
+  const large = new CachedBody(json)
+  t.equal(gunzipSync(large.representation('gzip').bytes).toString(), json)
+  t.equal(brotliDecompressSync(large.representation('br').bytes).toString(), json)
+  t.equal(large.representation('br'), large.representation('br'), 'made once and kept')
   t.match(large.etag, /^"[A-Za-z0-9_-]{27}"$/)
 })
 
@@ -32,12 +34,12 @@ t.test('[D18] If-None-Match matches weak, listed and encoded variants of the tag
   t.equal(etagMatches(undefined, '"abc"'), false)
 })
 
-t.test('pickRepresentation tags each encoding distinctly', async (t) => {
-  const body = readyBody('x'.repeat(2000))
-  const br = pickRepresentation(body, 'br')
+t.test('each encoding of a body has its own tag, the identity tag with a suffix', async (t) => {
+  const body = new CachedBody('x'.repeat(2000))
+  const br = body.representation('br')
   t.equal(br.encoding, 'br')
   t.equal(br.etag, body.etag.replace(/"$/, '-br"'))
-  t.equal(pickRepresentation(body, 'gzip').etag, body.etag.replace(/"$/, '-gzip"'))
-  t.equal(pickRepresentation(body, undefined).bytes, body.json)
-  t.equal(pickRepresentation(readyBody('[]'), 'br').encoding, 'identity')
+  t.equal(body.representation('gzip').etag, body.etag.replace(/"$/, '-gzip"'))
+  t.equal(body.representation('identity').bytes, body.bytes)
+  t.equal(body.bytes.toString(), 'x'.repeat(2000))
 })

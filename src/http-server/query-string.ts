@@ -1,7 +1,7 @@
 import { parse } from 'fast-querystring'
 
-/** D21 query leniency: an empty value means the parameter is absent, so its default applies. */
-export function withoutEmptyValues (query: string): Record<string, unknown> {
+/** The app's query-string parser: an empty value means the parameter is absent, so its default applies (D21). */
+export function parseQueryString (query: string): Record<string, unknown> {
   if (query.length === 0) return {}
   const parsed = parse(query) as Record<string, unknown>
   for (const key in parsed) if (parsed[key] === '') delete parsed[key]

@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto'
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { addVary } from './vary.js'
+
+export type Encoding = 'br' | 'gzip' | 'identity'
+
+/** One encoding of a body: its bytes and the ETag that names them. */
+interface Representation {
+  readonly bytes: Buffer
+  readonly etag: string
+  readonly encoding: Encoding
+}
+
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
+
+/** Below this size compression saves less than its headers and CPU cost. */
+const COMPRESS_THRESHOLD_BYTES = 1024
+
+export function etagOf (bytes: Buffer | string): string {
+  return `"${createHash('sha1').update(bytes).digest('base64url')}"`
+}
+
+/**
+ * An answer made once and sent many times: its bytes and ETag, and its gzip and brotli forms,
+ * each compressed on first use and kept. Made once per cache fill, so the best (slowest)
+ * compression settings are affordable.
+ */
+export class CachedBody {
+  readonly identity: Representation
+  /** Whether the body is large enough to be sent compressed. */
+  readonly compressible: boolean
+  private gzip: Representation | undefined
+  private br: Representation | undefined
+
+  constructor (text: string) {
+    const bytes = Buffer.from(text)
+    this.identity = { bytes, etag: etagOf(bytes), encoding: 'identity' }
+    this.compressible = bytes.length >= COMPRESS_THRESHOLD_BYTES
+  }
+
+  get bytes (): Buffer {
+    return this.identity.bytes
+  }
+
+  get etag (): string {
+    return this.identity.etag
+  }
+
+  /** The body in `encoding`, or as it is when it is too small to compress. */
+  representation (encoding: Encoding): Representation {
+    if (!this.compressible || encoding === 'identity') return this.identity
+    if (encoding === 'gzip') {
+      this.gzip ??= { bytes: gzipSync(this.bytes, { level: 9 }), etag: variantTag(this.etag, 'gzip'), encoding }
+      return this.gzip
+    }
+    this.br ??= {
+      bytes: brotliCompressSync(this.bytes, {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+          [constants.BROTLI_PARAM_SIZE_HINT]: this.bytes.length
+        }
+      }),
+      etag: variantTag(this.etag, 'br'),
+      encoding
+    }
+    return this.br
+  }
+}
+
+// An encoded form's tag is the identity tag with a suffix; all name the same entity.
+function variantTag (etag: string, encoding: 'br' | 'gzip'): string {
+  return `${etag.slice(0, -1)}-${encoding}"`
+}
+
+/** The encoding a client prefers among those sent here: brotli, then gzip, honouring `q=0`. */
+export function preferredEncoding (acceptEncoding: string | undefined): Encoding {
+  if (acceptEncoding === undefined || acceptEncoding === '') return 'identity'
+  let br = false
+  let gzip = false
+  for (const part of acceptEncoding.split(',')) {
+    const [name = '', ...params] = part.trim().toLowerCase().split(';')
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
+    if (q !== undefined && Number(q.slice(2)) === 0) continue
+    if (name === 'br') br = true
+    else if (name === 'gzip' || name === 'x-gzip') gzip = true
+    else if (name === '*') { br = true; gzip = true }
+  }
+  return br ? 'br' : gzip ? 'gzip' : 'identity'
+}
+
+/** Does If-None-Match name this entity? Weak comparison, as RFC 9110 asks for GET. */
+export function etagMatches (ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false
+  const target = opaque(etag)
+  for (const candidate of ifNoneMatch.split(',')) {
+    const c = candidate.trim()
+    if (c === '*' || opaque(c) === target) return true
+  }
+  return false
+}
+
+// Strips `W/` and the encoding suffix variantTag adds.
+function opaque (tag: string): string {
+  return tag.replace(/^W\//, '').replace(/^"(.*?)(-(?:br|gzip))?"$/, '$1')
+}
+
+interface SendOptions {
+  /** Default JSON. */
+  contentType?: string
+  /** Request headers the answer depends on besides Origin and Accept-Encoding. */
+  vary?: readonly string[]
+}
+
+/**
+ * Sends a cached read: the body in the client's preferred encoding with its ETag, or a 304 when
+ * the client already has it. Every cached read goes through here; Cache-Control comes from
+ * the route's policy (the http-caching plugin).
+ */
+export async function sendCached (request: FastifyRequest, reply: FastifyReply, body: Promise<CachedBody>, options: SendOptions = {}): Promise<FastifyReply> {
+  const cached = await body
+  const { bytes, etag, encoding } = cached.compressible ? cached.representation(preferredEncoding(request.headers['accept-encoding'])) : cached.identity
+  for (const field of options.vary ?? []) addVary(reply, field)
+  if (cached.compressible) addVary(reply, 'Accept-Encoding')
+  void reply.header('etag', etag)
+  if (etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).send()
+  void reply.header('content-type', options.contentType ?? JSON_CONTENT_TYPE)
+  if (encoding !== 'identity') void reply.header('content-encoding', encoding)
+  return reply.send(bytes)
+}
