@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { pricesChangedChannel } from './channels.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
-import { INGEST_LOCK_KEY, INGEST_STATEMENT_TIMEOUT_MS } from '../ingest/write.js'
+import { INGEST_LOCK_KEY, INGEST_STATEMENT_TIMEOUT_MS } from './ingest-write.js'
 
 /** Whole-cycle reads as JSON text built by PostgreSQL, which the read cache keeps as is. */
 

@@ -3,8 +3,8 @@ import type { FuelPrice } from '../generated/openapi.js'
 import type { PriceRow } from '../ingest/csv.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
 import type { CycleReview } from '../ingest/plausibility.js'
-import { countRows, reviewRows, type IngestOutcome } from '../ingest/review.js'
-import { writeBatches, type WriteOptions } from '../ingest/write.js'
+import { countRows, reviewRows, type IngestOutcome } from './ingest-dry-run.js'
+import { writeBatches, type WriteOptions } from './ingest-write.js'
 import { fuelPrices } from './schema.js'
 
 export interface PriceFilter {

@@ -2,10 +2,10 @@ import { Socket } from 'node:net'
 import { Writable } from 'node:stream'
 import { sql } from 'drizzle-orm'
 import t from 'tap'
-import { copyRows, transactionClientOf } from '../../src/db/copy.js'
+import { copyRows, transactionClientOf } from '../../src/db/postgres/copy.js'
 import type { PriceRow } from '../../src/ingest/csv.js'
-import type { IngestOutcome } from '../../src/ingest/review.js'
-import { writeBatches, writeRows } from '../../src/ingest/write.js'
+import type { IngestOutcome } from '../../src/db/ingest-dry-run.js'
+import { writeBatches, writeRows } from '../../src/db/ingest-write.js'
 import { rowCount, storedRows } from '../fixtures/ingest.js'
 import { postgresOnly, resetData, testDatabase } from '../helper.js'
 
@@ -20,7 +20,7 @@ let line = 1
 const row = (town: string, validFrom: string, validTo: string, superPetrol = '180.50'): PriceRow =>
   ({ line: ++line, town, validFrom, validTo, superPetrol, diesel: '170.00', kerosene: '160.25' })
 
-/** A row as src/db/copy.ts's own test writes it straight through COPY. */
+/** A row as src/db/postgres/copy.ts's own test writes it straight through COPY. */
 const copyRow = (town: string, superPetrol = '180.00'): PriceRow => ({
   line: 2, town, validFrom: '2026-01-15', validTo: '2026-02-14', superPetrol, diesel: '170.00', kerosene: '150.00'
 })
@@ -28,9 +28,9 @@ const copyRow = (town: string, superPetrol = '180.00'): PriceRow => ({
 const JAN = ['2026-01-15', '2026-02-14'] as const
 const FEB = ['2026-02-15', '2026-03-14'] as const
 
-// The COPY fast path relies on two driver internals (src/db/copy.ts). These tests run them on the
+// The COPY fast path relies on two driver internals (src/db/postgres/copy.ts). These tests run them on the
 // real drivers, so an upgrade of drizzle-orm or postgres.js that changes them fails here, loudly.
-t.test('[D14] the driver internals behind COPY are where src/db/copy.ts expects them', postgresOnly, async (t) => {
+t.test('[D14] the driver internals behind COPY are where src/db/postgres/copy.ts expects them', postgresOnly, async (t) => {
   const database = await testDatabase()
   await database.db.transaction(async (tx) => {
     const client = transactionClientOf(tx)

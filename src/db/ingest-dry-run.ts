@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm'
 import type { Cycle } from '../domain/cycle.js'
-import { rowsOf, type Database } from '../db/client.js'
-import type { PriceRow } from './csv.js'
-import { reviewCycles, type CycleReview, type StoredPrice } from './plausibility.js'
+import { rowsOf, type Database } from './client.js'
+import type { PriceRow } from '../ingest/csv.js'
+import { reviewCycles, type CycleReview, type StoredPrice } from '../ingest/plausibility.js'
 
 /** The dry run (D40): what a file would do to fuel_prices; also the pieces the write shares. */
 

@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream'
 import t from 'tap'
-import { copyRows, transactionClientOf } from '../../src/db/copy.js'
-import type { PriceRow } from '../../src/ingest/csv.js'
-import { createPglite, pgliteDatabase } from '../../src/db/client.js'
-import { pgliteTemplate } from '../support/pglite-template.js'
+import { copyRows, transactionClientOf } from '../../../src/db/postgres/copy.js'
+import type { PriceRow } from '../../../src/ingest/csv.js'
+import { createPglite, pgliteDatabase } from '../../../src/db/client.js'
+import { pgliteTemplate } from '../../support/pglite-template.js'
 
 // The COPY path itself is tested on PostgreSQL, in test/postgres/copy.test.ts.
 const row = (town: string, superPetrol = '180.00'): PriceRow => ({

@@ -1,8 +1,8 @@
 import type { Writable } from 'node:stream'
 import type postgres from 'postgres'
-import type { PriceRow } from '../ingest/csv.js'
+import type { PriceRow } from '../../ingest/csv.js'
 
-/** D46 COPY fast path; relies on driver internals, checked where used (test/db/copy.test.ts). */
+/** D46 COPY fast path; relies on driver internals, checked where used (test/db/postgres/copy.test.ts). */
 
 export function transactionClientOf (tx: unknown): postgres.TransactionSql {
   const client = (tx as { session?: { client?: unknown } }).session?.client
