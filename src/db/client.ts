@@ -1,5 +1,4 @@
 import { existsSync, mkdirSync } from 'node:fs'
-import net from 'node:net'
 import { join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import type { PGlite } from '@electric-sql/pglite'
@@ -7,6 +6,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import postgres from 'postgres'
 import { lockDataDir } from './data-dir-lock.js'
+import { postgresOptions } from './postgres/options.js'
 import { initPgliteDataDir, pgliteStartParams } from './pglite-memory.js'
 import { stopAfterPanic } from './pglite-panic.js'
 import * as schema from './schema.js'
@@ -46,43 +46,6 @@ export async function openDatabase (options: DatabaseOptions): Promise<Database>
   } catch (err) {
     lock?.release()
     throw err
-  }
-}
-
-/** D47 server-side bounds set on every connection. */
-export const LOCK_TIMEOUT_MS = 5000
-export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000
-
-export function postgresOptions (options: DatabaseOptions): postgres.Options<Record<string, postgres.PostgresType>> {
-  // D47: nothing waits forever on the server (the ingest raises the first two for its transaction).
-  const connection: Record<string, string> = {
-    application_name: 'fuel-price-service',
-    statement_timeout: String(options.statementTimeoutMs ?? 15000),
-    lock_timeout: String(LOCK_TIMEOUT_MS),
-    idle_in_transaction_session_timeout: String(IDLE_IN_TRANSACTION_TIMEOUT_MS)
-  }
-  if (options.schema !== undefined) connection.search_path = options.schema
-  return {
-    max: options.poolMax ?? 10,
-    idle_timeout: 30,
-    keep_alive: 30, // D47: TCP keepalive after 30 s of silence finds a connection the network lost
-    connect_timeout: options.connectTimeoutSeconds ?? 5,
-    fetch_types: false, // D56 no array-type query at connect: it leaves the backend's heap thrashing
-    connection,
-    onnotice: () => {},
-    ...{ socket: noDelaySockets() } // not in postgres.js's types, in its code (src/connection.js)
-  }
-}
-
-interface SocketTarget { host: string[], port: number[], path?: string | false }
-
-/** D46: TCP_NODELAY sockets for postgres.js, which leaves Nagle on and so delays a COMMIT after COPY. */
-export function noDelaySockets (): (target: SocketTarget) => net.Socket {
-  let next = 0
-  return ({ host, port, path }) => {
-    if (typeof path === 'string' && path !== '') return net.connect({ path })
-    const i = next++ % host.length
-    return net.connect({ host: host[i], port: port[i] ?? port[0] ?? 5432, noDelay: true })
   }
 }
 

@@ -1,6 +1,6 @@
 import postgres from 'postgres'
 import t from 'tap'
-import { postgresOptions } from '../../../src/db/client.js'
+import { postgresOptions } from '../../../src/db/postgres/options.js'
 import { needs, TEST_POSTGRES_URL } from '../../services.js'
 
 /**

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import t from 'tap'
-import { noDelaySockets, postgresOptions } from '../../../src/db/client.js'
+import { noDelaySockets, postgresOptions } from '../../../src/db/postgres/options.js'
 import { needs, TEST_POSTGRES_URL } from '../../services.js'
 
 /**

@@ -1,6 +1,6 @@
 import t from 'tap'
 import postgres from 'postgres'
-import { postgresOptions } from '../../../src/db/client.js'
+import { postgresOptions } from '../../../src/db/postgres/options.js'
 import { TEST_POSTGRES_URL, needs } from '../../services.js'
 
 // D47: every connection the service opens carries the server-side bounds.
