@@ -1,20 +1,9 @@
 import { sql } from 'drizzle-orm'
-import type { Cycle } from '../domain/cycle.js'
 import { rowsOf, type Database } from './client.js'
-import type { PriceRow } from '../ingest/csv.js'
-import { reviewCycles, type CycleReview, type StoredPrice } from '../ingest/plausibility.js'
+import { cyclesOf, type IngestOutcome, type PriceRow, type StoredPrice } from '../domain/price-rows.js'
+import { reviewCycles, type CycleReview } from '../ingest/plausibility.js'
 
 /** The dry run (D40): what a file would do to fuel_prices; also the pieces the write shares. */
-
-export interface IngestOutcome {
-  /** D15: data rows of the file; inserted + updated + unchanged. */
-  recordsProcessed: number
-  inserted: number
-  /** Rows whose prices changed an existing (town, valid_from); their ids are kept. */
-  updated: number
-  unchanged: number
-  cycles: Cycle[]
-}
 
 export interface BatchOptions {
   /** Rows per statement; each batch is one bind parameter (D14 parameter cap). */
@@ -78,13 +67,6 @@ function recordsJson (rows: readonly PriceRow[]): string {
     diesel: r.diesel,
     kerosene: r.kerosene
   })))
-}
-
-/** Distinct cycles, newest first (YYYY-MM-DD strings sort as dates). */
-export function cyclesOf (rows: readonly PriceRow[]): Cycle[] {
-  const byFrom = new Map<string, string>()
-  for (const row of rows) byFrom.set(row.validFrom, row.validTo)
-  return [...byFrom].sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0)).map(([validFrom, validTo]) => ({ validFrom, validTo }))
 }
 
 /** D40 plausibility review: each cycle of the file against the cycle stored before it. */

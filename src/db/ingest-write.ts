@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm'
 import { pricesChangedChannel } from './channels.js'
 import { rowsOf, type Database } from './client.js'
 import { copyBatches, transactionClientOf } from './postgres/copy.js'
-import type { PriceRow } from '../ingest/csv.js'
-import { addCounts, batchSizeOf, outcomeOf, recordBatches, RECORD_COLUMNS, type BatchOptions, type Counts, type IngestOutcome } from './ingest-dry-run.js'
+import type { IngestOutcome, PriceRow } from '../domain/price-rows.js'
+import { addCounts, batchSizeOf, outcomeOf, recordBatches, RECORD_COLUMNS, type BatchOptions, type Counts } from './ingest-dry-run.js'
 
 export interface WriteOptions extends BatchOptions {
   /** D26 cache invalidation: the payload lets the ingesting replica tell its own notification. */

@@ -1,9 +1,9 @@
 import { and, asc, desc, eq, gt, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm'
 import type { FuelPrice } from '../generated/openapi.js'
-import type { PriceRow } from '../ingest/csv.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
 import type { CycleReview } from '../ingest/plausibility.js'
-import { countRows, reviewRows, type IngestOutcome } from './ingest-dry-run.js'
+import type { IngestOutcome, PriceRow } from '../domain/price-rows.js'
+import { countRows, reviewRows } from './ingest-dry-run.js'
 import { writeBatches, type WriteOptions } from './ingest-write.js'
 import { fuelPrices } from './schema.js'
 

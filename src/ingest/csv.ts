@@ -2,20 +2,10 @@ import Papa from 'papaparse'
 import { isCalendarDate, isCycle, isoDate, type CycleWindow } from '../domain/cycle.js'
 import { IngestRejected, echoCell } from '../domain/errors.js'
 import { CSV_COLUMNS } from '../domain/price-csv.js'
+import type { PriceRow } from '../domain/price-rows.js'
 import { townFromCell } from '../domain/town-name.js'
 
 /** CSV of a pricing cycle → validated rows (spec 4.5, D4–D10, D12); every refusal an `IngestRejected`. */
-
-/** One validated row; prices as canonical decimal strings, bound to numeric(6,2) without a float. */
-export interface PriceRow {
-  line: number
-  town: string
-  validFrom: string
-  validTo: string
-  superPetrol: string
-  diesel: string
-  kerosene: string
-}
 
 type Field = 'validFrom' | 'validTo' | 'town' | 'superPetrol' | 'diesel' | 'kerosene'
 

@@ -1,17 +1,8 @@
 import { CSV_COLUMNS } from '../domain/price-csv.js'
 import { townKey } from '../domain/town.js'
-import type { PriceRow } from './csv.js'
+import type { PriceRow, StoredPrice } from '../domain/price-rows.js'
 
 /** D40 dry-run plausibility review. Pure: the caller reads what is stored. */
-
-/** A stored record, prices as their exact decimal text ('180.50'). */
-export interface StoredPrice {
-  validFrom: string
-  town: string
-  superPetrol: string
-  diesel: string
-  kerosene: string
-}
 
 export interface PriceWarning {
   /** Line of the file (header = 1). */

@@ -1,6 +1,6 @@
 import t from 'tap'
-import type { PriceRow } from '../../src/ingest/csv.js'
-import { countRows, cyclesOf } from '../../src/db/ingest-dry-run.js'
+import { cyclesOf, type PriceRow } from '../../src/domain/price-rows.js'
+import { countRows } from '../../src/db/ingest-dry-run.js'
 import { writeBatches, writeRows } from '../../src/db/ingest-write.js'
 import { IngestRejected } from '../../src/domain/errors.js'
 import { cycleCsvBatches } from '../../src/ingest/csv.js'

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { pricesChangedChannel } from '../../src/db/channels.js'
-import type { PriceRow } from '../../src/ingest/csv.js'
+import type { PriceRow } from '../../src/domain/price-rows.js'
 import { countRows } from '../../src/db/ingest-dry-run.js'
 import { writeRows } from '../../src/db/ingest-write.js'
 import { AUTH, TOKEN } from '../fixtures/ingest.js'

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream'
 import type postgres from 'postgres'
-import type { PriceRow } from '../../ingest/csv.js'
+import type { PriceRow } from '../../domain/price-rows.js'
 
 /** D46 COPY fast path; relies on driver internals, checked where used (test/db/postgres/copy.test.ts). */
 

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream'
 import t from 'tap'
 import { copyRows, transactionClientOf } from '../../../src/db/postgres/copy.js'
-import type { PriceRow } from '../../../src/ingest/csv.js'
+import type { PriceRow } from '../../../src/domain/price-rows.js'
 import { createPglite, pgliteDatabase } from '../../../src/db/client.js'
 import { pgliteTemplate } from '../../support/pglite-template.js'
 
