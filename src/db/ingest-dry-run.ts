@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { rowsOf, type Database } from './client.js'
 import { cyclesOf, type IngestOutcome, type PriceRow, type StoredPrice } from '../domain/price-rows.js'
-import { reviewCycles, type CycleReview } from '../ingest/plausibility.js'
 
 /** The dry run (D40): what a file would do to fuel_prices; also the pieces the write shares. */
 
@@ -69,10 +68,11 @@ function recordsJson (rows: readonly PriceRow[]): string {
   })))
 }
 
-/** D40 plausibility review: each cycle of the file against the cycle stored before it. */
-export async function reviewRows (database: Database, rows: readonly PriceRow[], share: number): Promise<CycleReview[]> {
+/** What the dry run's plausibility review compares a file with: the stored records of the file's
+ * cycles and of the latest cycle stored before each (D40). */
+export async function storedForReview (database: Database, rows: readonly PriceRow[]): Promise<StoredPrice[]> {
   const dates = JSON.stringify([...new Set(rows.map((r) => r.validFrom))])
-  const stored = rowsOf<StoredPrice>(await database.db.execute(sql`
+  return rowsOf<StoredPrice>(await database.db.execute(sql`
     SELECT valid_from::text AS "validFrom", town, super_petrol::text AS "superPetrol", diesel::text AS diesel, kerosene::text AS kerosene
     FROM fuel_prices
     WHERE valid_from IN (
@@ -80,5 +80,4 @@ export async function reviewRows (database: Database, rows: readonly PriceRow[],
       UNION
       SELECT (SELECT max(valid_from) FROM fuel_prices WHERE valid_from < d.value::date) FROM json_array_elements_text(${dates}::json) AS d
     )`))
-  return reviewCycles(rows, stored, share)
 }

@@ -1,9 +1,8 @@
 import { and, asc, desc, eq, gt, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm'
 import type { FuelPrice } from '../generated/openapi.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
-import type { CycleReview } from '../ingest/plausibility.js'
-import type { IngestOutcome, PriceRow } from '../domain/price-rows.js'
-import { countRows, reviewRows } from './ingest-dry-run.js'
+import type { IngestOutcome, PriceRow, StoredPrice } from '../domain/price-rows.js'
+import { countRows, storedForReview } from './ingest-dry-run.js'
 import { writeBatches, type WriteOptions } from './ingest-write.js'
 import { fuelPrices } from './schema.js'
 
@@ -139,9 +138,9 @@ export class PricesRepository {
     return await countRows(this.database, rows)
   }
 
-  /** D40: the dry run's review of a file's cycles against the cycles before them. */
-  async review (rows: readonly PriceRow[], share: number): Promise<CycleReview[]> {
-    return await reviewRows(this.database, rows, share)
+  /** The stored records the dry run's review compares the rows with (D40). */
+  async storedForReview (rows: readonly PriceRow[]): Promise<StoredPrice[]> {
+    return await storedForReview(this.database, rows)
   }
 
   private prepareList (mask: number) {

@@ -10,6 +10,7 @@ import { continueIfExpected } from '../../http-server/request-framing.js'
 import { acceptUploads, contentEncodingError, readCsvUpload } from '../../ingest/multipart-upload.js'
 import { plausibleCycles } from '../../domain/cycle.js'
 import { cycleCsvBatches, decodeCsv, parseCycleCsv } from '../../ingest/csv.js'
+import { reviewCycles } from '../../ingest/plausibility.js'
 
 interface IngestRoutesOptions {
   config: Pick<Config, 'ingestToken' | 'maxUploadBytes' | 'ingestWarnShare'>
@@ -44,7 +45,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
   const dryRun = async (request: FastifyRequest): Promise<DryRunResponse> => {
     const rows = parseCycleCsv(decodeCsv(await readCsvUpload(request, config.maxUploadBytes)), plausibleCycles()) // D48 cycle window
     const outcome = await app.prices.count(rows)
-    const review = await app.prices.review(rows, config.ingestWarnShare)
+    const review = reviewCycles(rows, await app.prices.storedForReview(rows), config.ingestWarnShare)
     request.log.info({ dryRun: true, ...logFields(outcome) }, 'csv ingest dry run')
     let budget = MAX_WARNINGS_LISTED
     return {
