@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { pricesChangedChannel } from './channels.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
-import { INGEST_LOCK_KEY, INGEST_STATEMENT_TIMEOUT_MS } from './ingest-write.js'
+import { INGEST_STATEMENT_TIMEOUT_MS, TAKE_INGEST_LOCK } from './locks.js'
 
 /** Whole-cycle reads as JSON text built by PostgreSQL, which the read cache keeps as is. */
 
@@ -125,7 +125,7 @@ export async function withdrawCycle (database: Database, validFrom: string, noti
     // D64: wait for a running ingest as it would wait for us, not the connection's 5 s lock_timeout (D47).
     await tx.execute(sql`SELECT set_config('lock_timeout', ${String(lockWaitMs)}, true), set_config('statement_timeout', ${String(lockWaitMs)}, true)`)
     try {
-      await tx.execute(sql`SELECT pg_advisory_xact_lock(${INGEST_LOCK_KEY}::bigint)`)
+      await tx.execute(TAKE_INGEST_LOCK)
     } catch (err) {
       throw waitedTooLong(err) ? new IngestLockBusy(lockWaitMs) : err
     }

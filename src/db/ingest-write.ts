@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { pricesChangedChannel } from './channels.js'
 import { rowsOf, type Database } from './client.js'
+import { INGEST_STATEMENT_TIMEOUT_MS, TAKE_INGEST_LOCK } from './locks.js'
 import { copyBatches, transactionClientOf } from './postgres/copy.js'
 import type { IngestOutcome, PriceRow } from '../domain/price-rows.js'
 import { addCounts, batchSizeOf, outcomeOf, recordBatches, RECORD_COLUMNS, type BatchOptions, type Counts } from './ingest-dry-run.js'
@@ -9,11 +10,6 @@ export interface WriteOptions extends BatchOptions {
   /** D26 cache invalidation: the payload lets the ingesting replica tell its own notification. */
   notifyPayload?: string
 }
-
-export const INGEST_STATEMENT_TIMEOUT_MS = 300_000
-
-/** D14 one ingest at a time: any fixed 64-bit key, distinct from the migration lock's. */
-export const INGEST_LOCK_KEY = 7_305_531_002
 
 /** D14: one transaction, all or none; the route's and `npm run seed`'s write path. No key repeats (D9). */
 export async function writeRows (database: Database, rows: readonly PriceRow[], options: WriteOptions = {}): Promise<IngestOutcome> {
@@ -49,7 +45,7 @@ export async function writeBatches (database: Database, batches: Iterable<readon
     // D47: the ingest's own statement and lock bounds (SET LOCAL), as it may queue behind others (D14).
     await tx.execute(sql`SELECT set_config('statement_timeout', ${String(INGEST_STATEMENT_TIMEOUT_MS)}, true),
       set_config('lock_timeout', ${String(INGEST_STATEMENT_TIMEOUT_MS)}, true)`)
-    await tx.execute(sql`SELECT pg_advisory_xact_lock(${INGEST_LOCK_KEY}::bigint)`)
+    await tx.execute(TAKE_INGEST_LOCK)
     // D46: COPY for new records only; a stored key fails it back to the savepoint, then upsert.
     if (database.kind === 'postgres' && first.done !== true && await copiedAll(tx, first.value, reading)) {
       counts.inserted = allRows().length
