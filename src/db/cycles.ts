@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm'
-import { pricesChangedChannel } from './channels.js'
+import { notifyPricesChanged } from './channels.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
 import { INGEST_STATEMENT_TIMEOUT_MS, TAKE_INGEST_LOCK } from './locks.js'
 
@@ -135,7 +135,7 @@ export async function withdrawCycle (database: Database, validFrom: string, noti
       WITH gone AS (DELETE FROM fuel_prices WHERE valid_from = ${validFrom}::date RETURNING valid_to)
       SELECT count(*)::int AS removed, min(valid_to)::text AS valid_to FROM gone`))
     if (gone === undefined || gone.removed === 0 || gone.valid_to === null) return undefined
-    if (database.kind === 'postgres') await tx.execute(sql`SELECT pg_notify(${pricesChangedChannel(database)}, ${notifyPayload})`)
+    await notifyPricesChanged(tx, database, notifyPayload)
     return { validFrom, validTo: gone.valid_to, rowsRemoved: gone.removed }
   })
 }

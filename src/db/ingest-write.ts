@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { pricesChangedChannel } from './channels.js'
+import { notifyPricesChanged } from './channels.js'
 import { rowsOf, type Database } from './client.js'
 import { INGEST_STATEMENT_TIMEOUT_MS, TAKE_INGEST_LOCK } from './locks.js'
 import { copyBatches, transactionClientOf } from './postgres/copy.js'
@@ -68,8 +68,7 @@ export async function writeBatches (database: Database, batches: Iterable<readon
         addCounts(counts, batch)
       }
     }
-    // D26 cache invalidation: NOTIFY is delivered at COMMIT only; on PGlite the caller clears.
-    if (database.kind === 'postgres') await tx.execute(sql`SELECT pg_notify(${pricesChangedChannel(database)}, ${options.notifyPayload ?? ''})`)
+    await notifyPricesChanged(tx, database, options.notifyPayload ?? '')
   })
   return outcomeOf(allRows(), counts)
 }

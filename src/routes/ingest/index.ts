@@ -21,9 +21,6 @@ const INVALID_TOKEN = 'Invalid authorization token for ingestion endpoint.'
 /** D48 hostile input: the most price warnings one dry run lists. */
 export const MAX_WARNINGS_LISTED = 1000
 
-/** D26: the longest an ingest waits to hear its own notification back before answering. */
-const NOTIFY_WAIT_MS = 2000
-
 /** D43: `?dry_run=true` is deprecated since 2026-11-22 (RFC 9745: a Unix time). */
 const DRY_RUN_DEPRECATED = '@1795305600'
 
@@ -91,22 +88,16 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
         return await reply.code(200 as never).send(await dryRun(request) as never)
       }
       const text = decodeCsv(await readCsvUpload(request, config.maxUploadBytes))
-      const notification = app.cacheInvalidation.expect(NOTIFY_WAIT_MS)
-      let outcome
-      try {
+      const outcome = await app.commitAndInvalidate({
         // Spec 4.5, D4–D10: a 400 found mid-file rolls back what was written before it (D46).
-        outcome = await app.prices.ingest(cycleCsvBatches(text, undefined, plausibleCycles()), { notifyPayload: notification.payload })
-      } catch (err) {
-        notification.cancel()
-        throw err
-      }
+        run: async (notifyPayload) => await app.prices.ingest(cycleCsvBatches(text, undefined, plausibleCycles()), { notifyPayload }),
+        changedCycles: (outcome) => outcome.cycles.map((c) => c.validFrom),
+        count: (outcome) => {
+          app.metrics.ingests.inc()
+          app.metrics.rowsIngested.inc(outcome.recordsProcessed)
+        }
+      })
       request.log.info(logFields(outcome), 'csv ingested')
-      // Spec 4.2 rule 6, D26 cache invalidation: cleared after COMMIT, answered once every replica heard.
-      app.readCache.clear()
-      await notification.heard
-      await app.cachePurge.changed(outcome.cycles.map((c) => c.validFrom))
-      app.metrics.ingests.inc()
-      app.metrics.rowsIngested.inc(outcome.recordsProcessed)
       void reply.code(201)
       return {
         status: 'success' as const,
@@ -131,6 +122,6 @@ function utcTimestamp (date: Date): string {
 
 export default fp(ingest, {
   name: 'ingest-routes',
-  dependencies: ['prices-repository', 'read-cache', 'cache-invalidation', 'cache-purge', 'metrics', 'rate-limit', 'http-caching', 'errors', 'bearer-auth'],
+  dependencies: ['prices-repository', 'cache-invalidation', 'metrics', 'rate-limit', 'http-caching', 'errors', 'bearer-auth'],
   encapsulate: true
 })
