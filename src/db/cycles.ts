@@ -1,17 +1,17 @@
 import { sql, type SQL } from 'drizzle-orm'
+import { FUELS, type FuelKey } from '../domain/fuels.js'
+import type { CycleSummary } from '../generated/openapi.js'
 import { notifyPricesChanged } from './channels.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
 import { INGEST_STATEMENT_TIMEOUT_MS, TAKE_INGEST_LOCK } from './locks.js'
 
 /** Whole-cycle reads as JSON text built by PostgreSQL, which the read cache keeps as is. */
 
-const FUELS = ['super_petrol', 'diesel', 'kerosene'] as const
-
 // D3: towns compared and ordered by lower(town) byte-wise.
 const townKey = (column: string): SQL => sql.raw(`lower(${column}) COLLATE "C"`)
 
 /** Per fuel: min, max, mean, median and the cheapest and dearest town (ties: first in D3 order). */
-function fuelStats (fuel: typeof FUELS[number]): SQL {
+function fuelStats (fuel: FuelKey): SQL {
   const c = sql.raw(`f.${fuel}`)
   const town = townKey('f.town')
   return sql`json_build_object(
@@ -29,9 +29,8 @@ const CYCLE_JSON = sql`json_build_object(
   'valid_to', f.valid_to,
   'towns', count(*)::int,
   'published_at', to_char(min(f.published_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-  'super_petrol', ${fuelStats('super_petrol')},
-  'diesel', ${fuelStats('diesel')},
-  'kerosene', ${fuelStats('kerosene')}
+  ${sql.join(FUELS.map(({ key }) => sql`${sql.raw(`'${key}'`)}, ${fuelStats(key)}`), sql`,
+  `)}
 )`
 
 /** PostgreSQL's json text spaces its objects (`"key" : value`); every other answer is compact.
@@ -71,7 +70,7 @@ export class CycleReads {
   /** GET /v1/prices/changes: each town of the cycle (default the latest, D1) beside its record in
    * the cycle before, or nulls. Undefined when `validFrom` is given and no cycle starts that day. */
   async changes (validFrom: string | undefined, town: string | undefined): Promise<string | undefined> {
-    const fuels = FUELS.map((fuel) => sql.raw(`'${fuel}', json_build_object(
+    const fuels = FUELS.map(({ key: fuel }) => sql.raw(`'${fuel}', json_build_object(
       'price', c.${fuel}::float8, 'previous', p.${fuel}::float8, 'change', (c.${fuel} - p.${fuel})::float8)`))
     const result = await this.db.execute<{ found: boolean, body: string | null }>(sql`
       WITH cycle AS (SELECT coalesce(${validFrom ?? null}::date, (SELECT max(valid_from) FROM fuel_prices)) AS v)
@@ -147,23 +146,4 @@ function waitedTooLong (err: unknown): boolean {
     if (code === '55P03' || code === '57014') return true
   }
   return false
-}
-
-export interface FuelStats {
-  min: number
-  max: number
-  mean: number
-  median: number
-  cheapest_town: string
-  dearest_town: string
-}
-
-export interface CycleSummary {
-  valid_from: string
-  valid_to: string
-  towns: number
-  published_at: string | null
-  super_petrol: FuelStats
-  diesel: FuelStats
-  kerosene: FuelStats
 }
