@@ -4,16 +4,14 @@ import type { CycleSummary } from '../generated/openapi.js'
 import { notifyPricesChanged } from './channels.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
 import { INGEST_STATEMENT_TIMEOUT_MS, TAKE_INGEST_LOCK } from './locks.js'
+import { townOrder } from './schema.js'
 
 /** Whole-cycle reads as JSON text built by PostgreSQL, which the read cache keeps as is. */
-
-// D3: towns compared and ordered by lower(town) byte-wise.
-const townKey = (column: string): SQL => sql.raw(`lower(${column}) COLLATE "C"`)
 
 /** Per fuel: min, max, mean, median and the cheapest and dearest town (ties: first in D3 order). */
 function fuelStats (fuel: FuelKey): SQL {
   const c = sql.raw(`f.${fuel}`)
-  const town = townKey('f.town')
+  const town = townOrder(sql.raw('f.town'))
   return sql`json_build_object(
     'min', min(${c})::float8,
     'max', max(${c})::float8,
@@ -78,12 +76,12 @@ export class CycleReads {
         SELECT '[' || string_agg(json_build_object(
             'town', c.town, 'valid_from', c.valid_from, 'valid_to', c.valid_to, 'previous_valid_from', p.valid_from,
             ${sql.join(fuels, sql`, `)}
-          )::text, ',' ORDER BY ${townKey('c.town')}, c.id) || ']'
+          )::text, ',' ORDER BY ${townOrder(sql.raw('c.town'))}, c.id) || ']'
         FROM cycle, fuel_prices AS c
         LEFT JOIN fuel_prices AS p ON p.town = c.town AND p.valid_from = (
           SELECT max(valid_from) FROM fuel_prices WHERE valid_from < c.valid_from)
         WHERE c.valid_from = cycle.v
-          ${town === undefined ? sql`` : sql`AND ${townKey('c.town')} = lower(${town})`}
+          ${town === undefined ? sql`` : sql`AND ${townOrder(sql.raw('c.town'))} = lower(${town})`}
       ) AS body FROM cycle`)
     const row = rowsOf<{ found: boolean, body: string | null }>(result)[0]
     if (validFrom !== undefined && row?.found !== true) return undefined

@@ -4,7 +4,7 @@ import { rowsOf, type AppDb, type Database } from './client.js'
 import type { IngestOutcome, PriceRow, StoredPrice } from '../domain/price-rows.js'
 import { countRows, storedForReview } from './ingest-dry-run.js'
 import { writeBatches, type WriteOptions } from './ingest-write.js'
-import { fuelPrices } from './schema.js'
+import { fuelPrices, townOrder } from './schema.js'
 
 export interface PriceFilter {
   /** D4 canonical form (townFilter); compared by lower() on both sides. */
@@ -22,8 +22,9 @@ interface PriceStreamFilter extends Omit<PriceFilter, 'limit'> {
 /** Rows per query of an export: one round trip per batch, one batch in memory at a time. */
 const EXPORT_BATCH_SIZE = 1000
 
-// D3 town order: lower(town) compared byte-wise (`townKey` in JavaScript).
-const townOrderKey = sql`lower(${fuelPrices.town}) COLLATE "C"`
+const townOrderKey = townOrder(fuelPrices.town)
+/** The same key of a query's own unqualified `town`. */
+const bareTownOrder = townOrder(sql.raw('town'))
 
 // D2 total order of /v1/prices.
 const listOrder = [desc(fuelPrices.validFrom), townOrderKey, asc(fuelPrices.id)]
@@ -65,11 +66,11 @@ export class PricesRepository {
       execute: async (): Promise<string[]> => {
         const result = await db.execute<{ town: string }>(sql`
           WITH RECURSIVE towns AS (
-            (SELECT lower(town) COLLATE "C" AS key, town FROM fuel_prices ORDER BY 1 LIMIT 1)
+            (SELECT ${bareTownOrder} AS key, town FROM fuel_prices ORDER BY 1 LIMIT 1)
             UNION ALL
             SELECT next.key, next.town FROM towns, LATERAL (
-              SELECT lower(town) COLLATE "C" AS key, town FROM fuel_prices
-              WHERE lower(town) COLLATE "C" > towns.key ORDER BY 1 LIMIT 1
+              SELECT ${bareTownOrder} AS key, town FROM fuel_prices
+              WHERE ${bareTownOrder} > towns.key ORDER BY 1 LIMIT 1
             ) AS next
           )
           SELECT town FROM towns`)
@@ -158,7 +159,7 @@ export class PricesRepository {
       .as('p')
     // row_to_json writes the fields in the contract's order, compactly; the aggregate keeps D2.
     return this.db.select({
-      body: sql<string | null>`'[' || string_agg(row_to_json(p)::text, ',' ORDER BY p.valid_from DESC, lower(p.town) COLLATE "C", p.id) || ']'`
+      body: sql<string | null>`'[' || string_agg(row_to_json(p)::text, ',' ORDER BY p.valid_from DESC, ${townOrder(sql.raw('p.town'))}, p.id) || ']'`
     }).from(page).prepare(`list_prices_${mask}`)
   }
 }
@@ -179,7 +180,7 @@ function filterConditions (filter: { town: FilterValue | undefined, startDate: F
 
 /** Rows after `row` in D2 order: valid_from desc, then lower(town) byte-wise, then id. */
 function after (row: FuelPrice): SQL {
-  const town = sql`lower(${row.town}) COLLATE "C"`
+  const town = townOrder(sql`${row.town}`)
   return or(
     lt(fuelPrices.validFrom, row.valid_from),
     and(
