@@ -37,7 +37,7 @@ function compact (json: string): string {
   return JSON.stringify(JSON.parse(json))
 }
 
-export class CycleReads {
+export class CyclesRepository {
   constructor (private readonly db: AppDb) {}
 
   /** GET /v1/cycles: newest first, paged like /v1/prices; `[]` past the end. */

@@ -47,7 +47,7 @@ export async function writeBatches (database: Database, batches: Iterable<readon
       set_config('lock_timeout', ${String(INGEST_STATEMENT_TIMEOUT_MS)}, true)`)
     await tx.execute(TAKE_INGEST_LOCK)
     // D46: COPY for new records only; a stored key fails it back to the savepoint, then upsert.
-    if (database.kind === 'postgres' && first.done !== true && await copiedAll(tx, first.value, reading)) {
+    if (database.kind === 'postgres' && first.done !== true && await copyIfAllNew(tx, first.value, reading)) {
       counts.inserted = allRows().length
     } else {
       for (const records of recordBatches(allRows(), batchSize)) {
@@ -73,7 +73,12 @@ export async function writeBatches (database: Database, batches: Iterable<readon
   return outcomeOf(allRows(), counts)
 }
 
-async function copiedAll (tx: { execute: Database['db']['execute'] }, first: readonly PriceRow[], rest: Iterator<readonly PriceRow[]>): Promise<boolean> {
+/**
+ * COPYs every row of the file, under a savepoint, and tells whether it could: false when a row's
+ * (town, valid_from) is already stored, which fails the COPY; the savepoint is then rolled back
+ * and nothing of the file is written yet (the caller upserts instead).
+ */
+async function copyIfAllNew (tx: { execute: Database['db']['execute'] }, first: readonly PriceRow[], rest: Iterator<readonly PriceRow[]>): Promise<boolean> {
   await tx.execute(sql`SAVEPOINT bulk_copy`)
   try {
     await copyBatches(transactionClientOf(tx), (function * () {
@@ -81,7 +86,7 @@ async function copiedAll (tx: { execute: Database['db']['execute'] }, first: rea
       for (let next = rest.next(); next.done !== true; next = rest.next()) yield next.value
     })())
   } catch (err) {
-    if (!isStoredKey(err)) throw err
+    if (!isConflictWithStoredRecord(err)) throw err
     await tx.execute(sql`ROLLBACK TO SAVEPOINT bulk_copy`)
     return false
   }
@@ -89,7 +94,8 @@ async function copiedAll (tx: { execute: Database['db']['execute'] }, first: rea
   return true
 }
 
-function isStoredKey (err: unknown): boolean {
+/** The COPY met a (town, valid_from) that is already stored: the table's unique key refused it. */
+function isConflictWithStoredRecord (err: unknown): boolean {
   const { code, constraint_name: constraint } = err as { code?: unknown, constraint_name?: unknown }
   return code === '23505' && constraint === 'fuel_prices_town_valid_from_key'
 }

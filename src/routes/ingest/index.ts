@@ -8,7 +8,7 @@ import { operations, type DryRunResponse } from '../../generated/openapi.js'
 import { bearerAuth } from '../../auth/bearer-auth.js'
 import { continueIfExpected } from '../../http-server/request-framing.js'
 import { acceptUploads, contentEncodingError, readCsvUpload } from '../../ingest/multipart-upload.js'
-import { plausibleCycles } from '../../domain/cycle.js'
+import { acceptedCycleWindow } from '../../domain/cycle.js'
 import { cycleCsvBatches, decodeCsv, parseCycleCsv } from '../../ingest/csv.js'
 import { reviewCycles } from '../../ingest/plausibility.js'
 
@@ -40,7 +40,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
 
   /** The file's validated rows (spec 4.5, D4–D10: every 400) and what an upload would do. */
   const dryRun = async (request: FastifyRequest): Promise<DryRunResponse> => {
-    const rows = parseCycleCsv(decodeCsv(await readCsvUpload(request, config.maxUploadBytes)), plausibleCycles()) // D48 cycle window
+    const rows = parseCycleCsv(decodeCsv(await readCsvUpload(request, config.maxUploadBytes)), acceptedCycleWindow()) // D48 cycle window
     const outcome = await app.prices.count(rows)
     const review = reviewCycles(rows, await app.prices.storedForReview(rows), config.ingestWarnShare)
     request.log.info({ dryRun: true, ...logFields(outcome) }, 'csv ingest dry run')
@@ -90,7 +90,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
       const text = decodeCsv(await readCsvUpload(request, config.maxUploadBytes))
       const outcome = await app.commitAndInvalidate({
         // Spec 4.5, D4–D10: a 400 found mid-file rolls back what was written before it (D46).
-        run: async (notifyPayload) => await app.prices.ingest(cycleCsvBatches(text, undefined, plausibleCycles()), { notifyPayload }),
+        run: async (notifyPayload) => await app.prices.ingest(cycleCsvBatches(text, undefined, acceptedCycleWindow()), { notifyPayload }),
         changedCycles: (outcome) => outcome.cycles.map((c) => c.validFrom),
         count: (outcome) => {
           app.metrics.ingests.inc()
