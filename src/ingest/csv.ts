@@ -15,7 +15,8 @@ type ColumnMap = Record<Field, number>
 
 type DateFormat = 'DD-MM-YYYY' | 'YYYY-MM-DD'
 
-type Six = [string, string, string, string, string, string]
+/** A row's six cells as read, one per field, in canonical order. */
+type FieldValues = [validFrom: string, validTo: string, town: string, superPetrol: string, diesel: string, kerosene: string]
 
 /** D6: the canonical column order, with the names used in messages. */
 const FIELDS: ReadonlyArray<{ field: Field, display: string, kind: Kind }> = ([
@@ -266,7 +267,7 @@ function rowReader (map: ColumnMap, window: CycleWindow | undefined): (cells: re
       const column = columns[i] as Column
       values[column.slot] = column.read(cells[column.index] as string, line)
     }
-    const [validFrom, validTo, town, superPetrol, diesel, kerosene] = values as Six
+    const [validFrom, validTo, town, superPetrol, diesel, kerosene] = values as FieldValues
 
     let cycle = cycles.get(validFrom)
     if (cycle?.validTo !== validTo) {
