@@ -11,11 +11,6 @@ export interface WriteOptions extends BatchOptions {
   notifyPayload?: string
 }
 
-/** D14: one transaction, all or none; the route's and `npm run seed`'s write path. No key repeats (D9). */
-export async function writeRows (database: Database, rows: readonly PriceRow[], options: WriteOptions = {}): Promise<IngestOutcome> {
-  return await writeBatches(database, [rows], options)
-}
-
 /** `writeRows` for rows still being validated: D46, each batch goes to COPY while the next is parsed. */
 export async function writeBatches (database: Database, batches: Iterable<readonly PriceRow[]>, options: WriteOptions = {}): Promise<IngestOutcome> {
   const batchSize = batchSizeOf(options)

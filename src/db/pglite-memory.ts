@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 const SELF = fileURLToPath(import.meta.url)
 
 /** D36: PostgreSQL settings chosen for memory, since PGlite's WASM heap never shrinks; durability untouched. */
-export const PGLITE_MEMORY_SETTINGS: Readonly<Record<string, string>> = {
+const PGLITE_MEMORY_SETTINGS: Readonly<Record<string, string>> = {
   shared_buffers: '16MB', // the whole data set (~3,000 rows a year) fits many times over
   wal_buffers: '512kB',
   min_wal_size: '32MB',

@@ -30,15 +30,6 @@ const settled = (start: (done: Done) => void): Promise<void> => new Promise((res
   start((err) => { if (err === undefined || err === null) resolve(); else reject(err) })
 })
 
-/** COPY in PostgreSQL's text format, sent in chunks so no single string holds the whole file. */
-export async function copyRows (client: postgres.TransactionSql, rows: readonly PriceRow[]): Promise<void> {
-  await copyBatches(client, (function * () {
-    for (let i = 0; i < rows.length; i += COPY_CHUNK_ROWS) yield rows.slice(i, i + COPY_CHUNK_ROWS)
-  })())
-}
-
-const COPY_CHUNK_ROWS = 5000
-
 /**
  * D46: COPY each batch as yielded; a throw from `batches` sends CopyFail, rethrown once answered.
  * D45: the stream's own callbacks are called directly, one chunk at a time (as Writable would):

@@ -3,8 +3,8 @@ import type postgres from 'postgres'
 import type { DatabaseOptions } from '../client.js'
 
 /** D47 server-side bounds set on every connection. */
-export const LOCK_TIMEOUT_MS = 5000
-export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000
+const LOCK_TIMEOUT_MS = 5000
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000
 
 export function postgresOptions (options: DatabaseOptions): postgres.Options<Record<string, postgres.PostgresType>> {
   // D47: nothing waits forever on the server (the ingest raises the first two for its transaction).

@@ -18,7 +18,7 @@ export const INVALID_WITHDRAW_TOKEN = 'Invalid authorization token for cycle wit
 export const INGEST_RUNNING = 'An upload or another withdrawal is still running. Try again later.'
 
 /** D64: seconds a client refused for a busy ingest lock is asked to wait before trying again. */
-export const INGEST_RUNNING_RETRY_AFTER_SECONDS = 60
+const INGEST_RUNNING_RETRY_AFTER_SECONDS = 60
 
 /** D54: DELETE /v1/cycles/{valid_from}, the admin's undo for a cycle published by mistake. */
 const withdraw: FastifyPluginAsyncTypebox<WithdrawRoutesOptions> = async (app, { config, lockWaitMs = WITHDRAW_LOCK_WAIT_MS }) => {
