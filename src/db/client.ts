@@ -13,7 +13,7 @@ import * as schema from './schema.js'
 
 export type AppDb = PgDatabase<PgQueryResultHKT, typeof schema>
 
-/** PostgreSQL (postgres.js) when a URL is given, else embedded PGlite (D28 defaults), both via Drizzle. */
+/** PostgreSQL (postgres.js) when a URL is given, else the embedded PGlite, both through Drizzle. */
 export interface Database {
   readonly kind: 'pglite' | 'postgres'
   readonly db: AppDb
@@ -30,14 +30,14 @@ export interface DatabaseOptions {
   schema?: string
   poolMax?: number
   statementTimeoutMs?: number
-  /** TCP connect timeout in seconds (D27: fail fast, recover later). */
+  /** TCP connect timeout in seconds: a database that is down fails the request fast, and the next one retries (D27). */
   connectTimeoutSeconds?: number
 }
 
 export async function openDatabase (options: DatabaseOptions): Promise<Database> {
   if (options.url !== undefined) return postgresDatabase(postgres(options.url, postgresOptions(options)), options.schema)
   const dataDir = options.dataDir ?? 'memory://'
-  // D33: one process at a time on a data directory; PGlite takes no lock of its own.
+  // One process at a time on a data directory: PGlite takes no lock of its own (D33).
   const lock = dataDir.includes('://') ? undefined : lockDataDir(dataDir)
   try {
     const database = await pgliteDatabase(await createPglite(dataDir))
@@ -67,9 +67,9 @@ export interface PgliteCreateOptions {
 export async function createPglite (dataDir: string, options: PgliteCreateOptions = {}): Promise<PGlite> {
   const onDisk = !dataDir.includes('://')
   if (onDisk) mkdirSync(dataDir, { recursive: true })
-  // D36 PGlite memory: V8's baseline WASM compiler only; set before the first compilation.
+  // V8's baseline WebAssembly compiler only, which keeps PGlite's memory down; set before the first compilation (D36).
   setFlagsFromString('--liftoff-only')
-  // D36: initdb runs in a short-lived child process, so its peak memory goes back to the system.
+  // initdb runs in a short-lived child process, so its peak memory goes back to the system.
   if (onDisk && !existsSync(join(dataDir, 'PG_VERSION'))) await initPgliteDataDir(dataDir)
   // Loaded only in this mode: PGlite's bundle is several MB that a PostgreSQL replica never needs.
   const { PGlite } = await import('@electric-sql/pglite')

@@ -8,7 +8,7 @@ import { townOrder } from './schema.js'
 
 /** Whole-cycle reads as JSON text built by PostgreSQL, which the read cache keeps as is. */
 
-/** Per fuel: min, max, mean, median and the cheapest and dearest town (ties: first in D3 order). */
+/** Per fuel: min, max, mean, median and the cheapest and dearest town (a tie goes to the first in town order). */
 function fuelStats (fuel: FuelKey): SQL {
   const c = sql.raw(`f.${fuel}`)
   const town = townOrder(sql.raw('f.town'))
@@ -60,12 +60,12 @@ export class CyclesRepository {
     return body === undefined ? undefined : compact(body)
   }
 
-  /** D41 feed: the newest `count` cycles, newest first. */
+  /** The Atom feed's entries: the newest `count` cycles, newest first. */
   async recentCycles (count: number): Promise<CycleSummary[]> {
     return JSON.parse(await this.listCycles(count, 0)) as CycleSummary[]
   }
 
-  /** GET /v1/prices/changes: each town of the cycle (default the latest, D1) beside its record in
+  /** GET /v1/prices/changes: each town of the cycle (by default the latest stored) beside its record in
    * the cycle before, or nulls. Undefined when `validFrom` is given and no cycle starts that day. */
   async changes (validFrom: string | undefined, town: string | undefined): Promise<string | undefined> {
     const fuels = FUELS.map(({ key: fuel }) => sql.raw(`'${fuel}', json_build_object(
@@ -88,7 +88,7 @@ export class CyclesRepository {
     return compact(row?.body ?? '[]')
   }
 
-  /** D42 health freshness: the latest cycle and whether today's is stored; also the connectivity check. */
+  /** For GET /v1/health: the latest cycle and whether today's is stored; also the database check. */
   async freshness (currentValidFrom: string): Promise<{ latest: string | null, current: boolean }> {
     const result = await this.db.execute<{ latest: string | null, current: boolean }>(sql`
       SELECT (SELECT max(valid_from) FROM fuel_prices)::text AS latest,
@@ -104,10 +104,10 @@ export interface WithdrawnCycle {
   rowsRemoved: number
 }
 
-/** D64: a withdrawal waits for its turn behind an ingest as long as an ingest waits. */
+/** A withdrawal waits for its turn behind an ingest as long as an ingest waits (D64). */
 export const WITHDRAW_LOCK_WAIT_MS = INGEST_STATEMENT_TIMEOUT_MS
 
-/** D64: the D14 lock was not free within the wait; nothing was written. */
+/** The ingest lock was not free within the wait; nothing was written. */
 export class IngestLockBusy extends Error {
   constructor (readonly waitedMs: number) {
     super(`the ingest lock was not free within ${waitedMs} ms`)
@@ -115,11 +115,11 @@ export class IngestLockBusy extends Error {
   }
 }
 
-/** D54 withdrawal: one transaction under the D14 ingest lock, notifying replicas at COMMIT (D26
- * cache invalidation). Undefined, with nothing written, when no cycle starts that day. */
+/** Withdraws a cycle: one transaction under the ingest lock, telling every replica at COMMIT.
+ * Undefined, with nothing written, when no cycle starts that day. */
 export async function withdrawCycle (database: Database, validFrom: string, notifyPayload: string, lockWaitMs = WITHDRAW_LOCK_WAIT_MS): Promise<WithdrawnCycle | undefined> {
   return await database.db.transaction(async (tx) => {
-    // D64: wait for a running ingest as it would wait for us, not the connection's 5 s lock_timeout (D47).
+    // Wait for a running ingest as it would wait for us, not the connection's 5 s lock_timeout.
     await tx.execute(sql`SELECT set_config('lock_timeout', ${String(lockWaitMs)}, true), set_config('statement_timeout', ${String(lockWaitMs)}, true)`)
     try {
       await tx.execute(TAKE_INGEST_LOCK)

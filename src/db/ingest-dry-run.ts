@@ -2,10 +2,10 @@ import { sql } from 'drizzle-orm'
 import { rowsOf, type Database } from './client.js'
 import { cyclesOf, type IngestOutcome, type PriceRow, type StoredPrice } from '../domain/price-rows.js'
 
-/** The dry run (D40): what a file would do to fuel_prices; also the pieces the write shares. */
+/** The dry run's SQL: what a file would do to fuel_prices, and what its review compares it with; also the pieces the write shares. */
 
 export interface BatchOptions {
-  /** Rows per statement; each batch is one bind parameter (D14 parameter cap). */
+  /** Rows per statement; each batch is one bind parameter, so no file meets PostgreSQL's cap of 65,535 parameters. */
   batchSize?: number
 }
 
@@ -16,7 +16,7 @@ export interface Counts {
 
 const DEFAULT_BATCH_SIZE = 20_000
 
-// valid_to needs no comparison: the cycle rule (D8, a CHECK constraint) derives it from valid_from.
+// valid_to needs no comparison: the cycle rule (a CHECK constraint) derives it from valid_from.
 export const RECORD_COLUMNS = sql.raw('town text, valid_from date, valid_to date, super_petrol numeric, diesel numeric, kerosene numeric')
 
 /** What `writeBatches` would report, from one snapshot of the table, with nothing written. */
@@ -69,7 +69,7 @@ function recordsJson (rows: readonly PriceRow[]): string {
 }
 
 /** What the dry run's plausibility review compares a file with: the stored records of the file's
- * cycles and of the latest cycle stored before each (D40). */
+ * cycles and of the latest cycle stored before each. */
 export async function storedForReview (database: Database, rows: readonly PriceRow[]): Promise<StoredPrice[]> {
   const dates = JSON.stringify([...new Set(rows.map((r) => r.validFrom))])
   return rowsOf<StoredPrice>(await database.db.execute(sql`

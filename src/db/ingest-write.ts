@@ -7,11 +7,15 @@ import type { IngestOutcome, PriceRow } from '../domain/price-rows.js'
 import { addCounts, batchSizeOf, outcomeOf, recordBatches, RECORD_COLUMNS, type BatchOptions, type Counts } from './ingest-dry-run.js'
 
 export interface WriteOptions extends BatchOptions {
-  /** D26 cache invalidation: the payload lets the ingesting replica tell its own notification. */
+  /** Sent on the change channel at COMMIT: the ingesting replica knows its own notification by it. */
   notifyPayload?: string
 }
 
-/** `writeRows` for rows still being validated: D46, each batch goes to COPY while the next is parsed. */
+/**
+ * The ingest's write: one transaction, all rows or none, one ingest at a time (D14). Batches are
+ * written as they are read, so on PostgreSQL each goes to COPY while the next is parsed (D46); an
+ * error thrown by `batches` rolls back what was written. No (town, valid_from) repeats in a file.
+ */
 export async function writeBatches (database: Database, batches: Iterable<readonly PriceRow[]>, options: WriteOptions = {}): Promise<IngestOutcome> {
   const batchSize = batchSizeOf(options)
   const read: Array<readonly PriceRow[]> = []
@@ -22,7 +26,7 @@ export async function writeBatches (database: Database, batches: Iterable<readon
       yield next.value
     }
   })()
-  // D46: read before the transaction begins, so a file that fails early costs the database nothing.
+  // The first batch is read before the transaction begins, so a file that fails early costs the database nothing.
   const first = reading.next()
   let all: readonly PriceRow[] | undefined
   const allRows = (): readonly PriceRow[] => {
@@ -32,21 +36,21 @@ export async function writeBatches (database: Database, batches: Iterable<readon
     }
     return all
   }
-  // D46: only COPY overlaps reading and writing; PGlite reads the whole file first.
+  // Only COPY overlaps reading and writing; on PGlite the whole file is read first.
   if (database.kind !== 'postgres') allRows()
 
   const counts: Counts = { inserted: 0, updated: 0 }
   await database.db.transaction(async (tx) => {
-    // D47: the ingest's own statement and lock bounds (SET LOCAL), as it may queue behind others (D14).
+    // The ingest's own statement and lock bounds, for this transaction only: it may queue behind another write.
     await tx.execute(sql`SELECT set_config('statement_timeout', ${String(INGEST_STATEMENT_TIMEOUT_MS)}, true),
       set_config('lock_timeout', ${String(INGEST_STATEMENT_TIMEOUT_MS)}, true)`)
     await tx.execute(TAKE_INGEST_LOCK)
-    // D46: COPY for new records only; a stored key fails it back to the savepoint, then upsert.
+    // New records go by COPY; a file that meets a stored record is upserted instead.
     if (database.kind === 'postgres' && first.done !== true && await copyIfAllNew(tx, first.value, reading)) {
       counts.inserted = allRows().length
     } else {
       for (const records of recordBatches(allRows(), batchSize)) {
-        // Spec 4.5 rule 6 upsert, keeping the id (spec 2); xmax = 0 marks an inserted row.
+        // Upsert: a changed record keeps its id (spec 4.5 rule 6); xmax = 0 marks an inserted row.
         const [batch] = rowsOf<Counts>(await tx.execute(sql`
           WITH upserted AS (
             INSERT INTO fuel_prices AS f (town, valid_from, valid_to, super_petrol, diesel, kerosene)

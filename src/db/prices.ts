@@ -7,7 +7,7 @@ import { writeBatches, type WriteOptions } from './ingest-write.js'
 import { fuelPrices, townOrder } from './schema.js'
 
 export interface PriceFilter {
-  /** D4 canonical form (townFilter); compared by lower() on both sides. */
+  /** The town's canonical form (townFilter); compared in town order, so case never matters. */
   town?: string | undefined
   startDate?: string | undefined
   endDate?: string | undefined
@@ -26,7 +26,7 @@ const townOrderKey = townOrder(fuelPrices.town)
 /** The same key of a query's own unqualified `town`. */
 const bareTownOrder = townOrder(sql.raw('town'))
 
-// D2 total order of /v1/prices.
+// /v1/prices' one total order: newest cycle first, then town order, then id (D2).
 const listOrder = [desc(fuelPrices.validFrom), townOrderKey, asc(fuelPrices.id)]
 
 /** Columns as the API returns them: numeric(6,2) cast to float8 so they leave as JSON numbers. */
@@ -56,12 +56,12 @@ export class PricesRepository {
 
   constructor (private readonly database: Database) {
     const db = this.db = database.db
-    // D1: the latest cycle is the highest valid_from in the table, not the calendar's cycle.
+    // The latest cycle is the highest valid_from stored, not the calendar's cycle (D1).
     this.latestStatement = db.select(priceColumns).from(fuelPrices)
       .where(eq(fuelPrices.validFrom, sql`(SELECT max(${fuelPrices.validFrom}) FROM ${fuelPrices})`))
       .orderBy(townOrderKey, asc(fuelPrices.id))
       .prepare('latest_prices')
-    // D3 order, by a skip scan over fuel_prices_town_order_idx: one index probe per distinct town.
+    // Town order, by a skip scan over fuel_prices_town_order_idx: one index probe per distinct town.
     this.townsStatement = {
       execute: async (): Promise<string[]> => {
         const result = await db.execute<{ town: string }>(sql`
@@ -97,7 +97,7 @@ export class PricesRepository {
     return row?.body ?? '[]'
   }
 
-  /** listPrices' rows as keyset batches in D2 order, so a long export never repeats a row. */
+  /** listPrices' rows as keyset batches in its order, so a long export never repeats a row. */
   async * streamPrices (filter: PriceStreamFilter, batchSize = EXPORT_BATCH_SIZE): AsyncGenerator<FuelPrice[], void, undefined> {
     let remaining = filter.limit ?? Number.POSITIVE_INFINITY
     let last: FuelPrice | undefined
@@ -129,17 +129,17 @@ export class PricesRepository {
     return await this.townsStatement.execute()
   }
 
-  /** Spec 4.5 rule 6: the D14 one-transaction upsert, batch by batch as read (D46). */
+  /** The ingest's write (spec 4.5 rule 6): one transaction, batch by batch as the file is read. */
   async ingest (batches: Iterable<readonly PriceRow[]>, options?: WriteOptions): Promise<IngestOutcome> {
     return await writeBatches(this.database, batches, options)
   }
 
-  /** D40: what `ingest` would report for the rows, with nothing written (the dry run). */
+  /** What `ingest` would report for the rows, with nothing written (the dry run). */
   async count (rows: readonly PriceRow[]): Promise<IngestOutcome> {
     return await countRows(this.database, rows)
   }
 
-  /** The stored records the dry run's review compares the rows with (D40). */
+  /** The stored records the dry run's review compares the rows with. */
   async storedForReview (rows: readonly PriceRow[]): Promise<StoredPrice[]> {
     return await storedForReview(this.database, rows)
   }
@@ -152,12 +152,12 @@ export class PricesRepository {
     })
     const page = this.db.select(pageColumns).from(fuelPrices)
       .where(conditions.length > 0 ? and(...conditions) : undefined)
-      // D2: one total order, so offset pages never skip or repeat a row.
+      // One total order, so offset pages never skip or repeat a row.
       .orderBy(...listOrder)
       .limit(sql.placeholder('limit'))
       .offset(sql.placeholder('offset'))
       .as('p')
-    // row_to_json writes the fields in the contract's order, compactly; the aggregate keeps D2.
+    // row_to_json writes the fields in the contract's order, compactly; the aggregate keeps the page's order.
     return this.db.select({
       body: sql<string | null>`'[' || string_agg(row_to_json(p)::text, ',' ORDER BY p.valid_from DESC, ${townOrder(sql.raw('p.town'))}, p.id) || ']'`
     }).from(page).prepare(`list_prices_${mask}`)
@@ -172,13 +172,13 @@ function filterConditions (filter: { town: FilterValue | undefined, startDate: F
   if (filter.startDate !== undefined) conditions.push(gte(fuelPrices.validFrom, sql`${filter.startDate}::date`))
   if (filter.endDate !== undefined) {
     conditions.push(lte(fuelPrices.validTo, sql`${filter.endDate}::date`))
-    // D8 CHECK: valid_from is 27+ days before valid_to; the implied bound lets the index range-scan.
+    // A cycle's valid_from is 27+ days before its valid_to (a CHECK): the implied bound lets the index range-scan.
     conditions.push(lte(fuelPrices.validFrom, sql`${filter.endDate}::date - 27`))
   }
   return conditions
 }
 
-/** Rows after `row` in D2 order: valid_from desc, then lower(town) byte-wise, then id. */
+/** Rows after `row` in the list's order: valid_from descending, then town order, then id. */
 function after (row: FuelPrice): SQL {
   const town = townOrder(sql`${row.town}`)
   return or(

@@ -37,7 +37,7 @@ export function cycleFrom (validFrom: string): Cycle | null {
   return cycleStartingIn(y * 12 + (m - 1))
 }
 
-/** D8: valid_from must be the 15th of a month and valid_to the 14th of the following month. */
+/** valid_from must be the 15th of a month and valid_to the 14th of the following month. */
 export function isCycle (validFrom: string, validTo: string): boolean {
   return cycleFrom(validFrom)?.validTo === validTo
 }

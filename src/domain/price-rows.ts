@@ -21,7 +21,7 @@ export interface StoredPrice {
 }
 
 export interface IngestOutcome {
-  /** D15: data rows of the file; inserted + updated + unchanged. */
+  /** Data rows of the file: inserted + updated + unchanged. */
   recordsProcessed: number
   inserted: number
   /** Rows whose prices changed an existing (town, valid_from); their ids are kept. */

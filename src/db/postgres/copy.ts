@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream'
 import type postgres from 'postgres'
 import type { PriceRow } from '../../domain/price-rows.js'
 
-/** D46 COPY fast path; relies on driver internals, checked where used (test/db/postgres/copy.test.ts). */
+/** The ingest's COPY, through postgres.js and Drizzle internals: why and how each is checked, README.md here. */
 
 export function transactionClientOf (tx: unknown): postgres.TransactionSql {
   const client = (tx as { session?: { client?: unknown } }).session?.client
@@ -31,9 +31,10 @@ const settled = (start: (done: Done) => void): Promise<void> => new Promise((res
 })
 
 /**
- * D46: COPY each batch as yielded; a throw from `batches` sends CopyFail, rethrown once answered.
- * D45: the stream's own callbacks are called directly, one chunk at a time (as Writable would):
- * a Writable run through Node's stream code leaves the HTTP sockets' write path slower.
+ * COPYs each batch as it is yielded; a throw from `batches` sends CopyFail and is rethrown once
+ * the server answered. The stream's own callbacks are called directly, one chunk at a time (as
+ * Writable would): a Writable run through Node's stream code leaves the HTTP sockets' write path
+ * slower (D45).
  */
 export async function copyBatches (client: postgres.TransactionSql, batches: Iterable<readonly PriceRow[]>): Promise<void> {
   const query = client.unsafe('COPY fuel_prices (town, valid_from, valid_to, super_petrol, diesel, kerosene) FROM STDIN') as unknown as CopyQuery

@@ -17,12 +17,12 @@ export const INVALID_WITHDRAW_TOKEN = 'Invalid authorization token for cycle wit
 
 export const INGEST_RUNNING = 'An upload or another withdrawal is still running. Try again later.'
 
-/** D64: seconds a client refused for a busy ingest lock is asked to wait before trying again. */
+/** Seconds a client refused for a busy ingest lock is asked to wait before trying again. */
 const INGEST_RUNNING_RETRY_AFTER_SECONDS = 60
 
-/** D54: DELETE /v1/cycles/{valid_from}, the admin's undo for a cycle published by mistake. */
+/** DELETE /v1/cycles/{valid_from}, the admin's undo for a cycle published by mistake (D54). */
 const withdraw: FastifyPluginAsyncTypebox<WithdrawRoutesOptions> = async (app, { config, lockWaitMs = WITHDRAW_LOCK_WAIT_MS }) => {
-  // D13 token first, in preParsing after the limiter's onRequest, so a wrong token counts (D48).
+  // The token is checked first, in preParsing after the limiter's onRequest, so a wrong token counts.
   const checkToken = bearerAuth({ token: config.ingestToken, detail: INVALID_WITHDRAW_TOKEN, failures: app.failedTokens })
 
   app.route({

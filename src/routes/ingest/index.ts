@@ -89,7 +89,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
       }
       const text = decodeCsv(await readCsvUpload(request, config.maxUploadBytes))
       const outcome = await app.commitAndInvalidate({
-        // Spec 4.5, D4–D10: a 400 found mid-file rolls back what was written before it (D46).
+        // The file is validated as it is written: a 400 found mid-file rolls back what was written before it.
         run: async (notifyPayload) => await app.prices.ingest(cycleCsvBatches(text, undefined, acceptedCycleWindow()), { notifyPayload }),
         changedCycles: (outcome) => outcome.cycles.map((c) => c.validFrom),
         count: (outcome) => {
@@ -101,8 +101,8 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
       void reply.code(201)
       return {
         status: 'success' as const,
-        records_processed: outcome.recordsProcessed, // D15 counts
-        timestamp: utcTimestamp(new Date()), // D16 timestamp format
+        records_processed: outcome.recordsProcessed,
+        timestamp: utcTimestamp(new Date()), // UTC, to the second, with a Z (D16)
         inserted: outcome.inserted,
         updated: outcome.updated,
         unchanged: outcome.unchanged
