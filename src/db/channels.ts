@@ -13,3 +13,14 @@ export function pricesChangedChannel (database: Pick<Database, 'schema'>): strin
 export async function notifyPricesChanged (tx: Pick<AppDb, 'execute'>, database: Database, payload: string): Promise<void> {
   if (database.kind === 'postgres') await tx.execute(sql`SELECT pg_notify(${pricesChangedChannel(database)}, ${payload})`)
 }
+
+/**
+ * Calls `heard` with each payload announced on the change channel, and `connected` at each
+ * (re)connect of the listening connection, as notifications sent while it was down are lost.
+ * Returns how to stop listening; undefined on PGlite, where there is nothing to hear.
+ */
+export async function listenForPriceChanges (database: Database, heard: (payload: string) => void, connected: () => void): Promise<(() => Promise<void>) | undefined> {
+  if (database.sql === undefined) return undefined
+  const subscription = await database.sql.listen(pricesChangedChannel(database), heard, connected)
+  return async () => { await subscription.unlisten() }
+}

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { pricesChangedChannel } from '../db/channels.js'
+import { listenForPriceChanges, pricesChangedChannel } from '../db/channels.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -42,26 +42,23 @@ interface Notification {
  * are lost. On PGlite one process holds the database, so the writer's own clear is enough.
  */
 async function cacheInvalidation (app: FastifyInstance): Promise<void> {
-  const sql = app.database.sql
   const waiting = new Map<string, () => void>()
-  if (sql !== undefined) {
-    const channel = pricesChangedChannel(app.database)
-    let connections = 0
-    const subscription = await sql.listen(channel, (payload) => {
-      app.readCache.clear()
-      waiting.get(payload)?.()
-      app.log.debug({ channel }, 'read cache cleared by a notification')
-    }, () => {
-      connections++
-      app.readCache.clear()
-      if (connections > 1) app.log.info({ channel }, 'notification listener reconnected; read cache cleared')
-    })
-    app.addHook('onClose', async () => { await subscription.unlisten().catch(() => {}) })
-  }
+  const channel = pricesChangedChannel(app.database)
+  let connections = 0
+  const stopListening = await listenForPriceChanges(app.database, (payload) => {
+    app.readCache.clear()
+    waiting.get(payload)?.()
+    app.log.debug({ channel }, 'read cache cleared by a notification')
+  }, () => {
+    connections++
+    app.readCache.clear()
+    if (connections > 1) app.log.info({ channel }, 'notification listener reconnected; read cache cleared')
+  })
+  if (stopListening !== undefined) app.addHook('onClose', async () => { await stopListening().catch(() => {}) })
 
   const expectNotification = (): Notification => {
     const payload = randomUUID()
-    if (sql === undefined) return { payload, heard: Promise.resolve(), cancel: () => {} }
+    if (stopListening === undefined) return { payload, heard: Promise.resolve(), cancel: () => {} }
     let done = (): void => {}
     const heard = new Promise<void>((resolve) => {
       const timer = setTimeout(() => done(), NOTIFY_WAIT_MS)
