@@ -2,7 +2,10 @@ import { sql } from 'drizzle-orm'
 import { rowsOf, type Database } from './client.js'
 import { cyclesOf, type IngestOutcome, type PriceRow, type StoredPrice } from '../domain/price-rows.js'
 
-/** The dry run's SQL: what a file would do to fuel_prices, and what its review compares it with; also the pieces the write shares. */
+/**
+ * The dry run's SQL: what a file would do to fuel_prices, and what its review compares it with;
+ * also the batching the write shares.
+ */
 
 export interface BatchOptions {
   /** Rows per statement; each batch is one bind parameter, so no file meets PostgreSQL's cap of 65,535 parameters. */
