@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import Papa from 'papaparse'
-import { plausibleCycles } from '../src/domain/cycle.js'
+import { acceptedCycleWindow } from '../src/domain/cycle.js'
 import { cycleCsvBatches, PAPA_OPTIONS } from '../src/ingest/csv.js'
 import { sampleCsv } from './ingest-write.js'
 import { num, type TableRow } from './stats.js'
@@ -23,7 +23,7 @@ export interface CsvReaderTiming {
 export function benchCsvReader (rounds = 40): CsvReaderTiming {
   const { csv, rows } = sampleCsv(86)
   const text = csv.toString('utf8')
-  const window = plausibleCycles() // as the route reads it
+  const window = acceptedCycleWindow() // as the route reads it
   const reader = (): number => {
     let n = 0
     for (const batch of cycleCsvBatches(text, undefined, window)) n += batch.length

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import postgres from 'postgres'
-import { noDelaySockets } from '../src/db/client.js'
+import { noDelaySockets } from '../src/db/postgres/options.js'
 
 export const BENCH_APPLICATION = 'fuel-bench'
 

@@ -13,7 +13,7 @@ declare module 'fastify' {
 export interface CachePurge {
   /**
    * Call once a change to these cycles has committed and every replica's read cache is clear:
-   * the shared cache drops every answer the change affects (D70). Waits a second at most and
+   * the shared cache drops every answer the change affects. Waits a second at most and
    * never rejects; without CACHE_PURGE_URL nothing is sent.
    */
   changed: (validFroms: Iterable<string>) => Promise<void>
@@ -21,7 +21,7 @@ export interface CachePurge {
 
 export type CachePurgePluginOptions = Partial<Omit<PurgeClientOptions, 'log' | 'onOutcome'>>
 
-/** D70 purge on publish: one PURGE of the affected tags per committed ingest or withdrawal. */
+/** Purge on publish: one PURGE of the affected tags per committed write (D70). */
 async function cachePurge (app: FastifyInstance, options: CachePurgePluginOptions): Promise<void> {
   const { url } = options
   if (url === undefined) {

@@ -1,5 +1,4 @@
 import { existsSync, mkdirSync } from 'node:fs'
-import net from 'node:net'
 import { join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import type { PGlite } from '@electric-sql/pglite'
@@ -7,13 +6,14 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import postgres from 'postgres'
 import { lockDataDir } from './data-dir-lock.js'
+import { postgresOptions } from './postgres/options.js'
 import { initPgliteDataDir, pgliteStartParams } from './pglite-memory.js'
 import { stopAfterPanic } from './pglite-panic.js'
 import * as schema from './schema.js'
 
 export type AppDb = PgDatabase<PgQueryResultHKT, typeof schema>
 
-/** PostgreSQL (postgres.js) when a URL is given, else embedded PGlite (D28 defaults), both via Drizzle. */
+/** PostgreSQL (postgres.js) when a URL is given, else the embedded PGlite, both through Drizzle. */
 export interface Database {
   readonly kind: 'pglite' | 'postgres'
   readonly db: AppDb
@@ -30,14 +30,14 @@ export interface DatabaseOptions {
   schema?: string
   poolMax?: number
   statementTimeoutMs?: number
-  /** TCP connect timeout in seconds (D27: fail fast, recover later). */
+  /** TCP connect timeout in seconds: a database that is down fails the request fast, and the next one retries (D27). */
   connectTimeoutSeconds?: number
 }
 
 export async function openDatabase (options: DatabaseOptions): Promise<Database> {
   if (options.url !== undefined) return postgresDatabase(postgres(options.url, postgresOptions(options)), options.schema)
   const dataDir = options.dataDir ?? 'memory://'
-  // D33: one process at a time on a data directory; PGlite takes no lock of its own.
+  // One process at a time on a data directory: PGlite takes no lock of its own (D33).
   const lock = dataDir.includes('://') ? undefined : lockDataDir(dataDir)
   try {
     const database = await pgliteDatabase(await createPglite(dataDir))
@@ -46,43 +46,6 @@ export async function openDatabase (options: DatabaseOptions): Promise<Database>
   } catch (err) {
     lock?.release()
     throw err
-  }
-}
-
-/** D47 server-side bounds set on every connection. */
-export const LOCK_TIMEOUT_MS = 5000
-export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000
-
-export function postgresOptions (options: DatabaseOptions): postgres.Options<Record<string, postgres.PostgresType>> {
-  // D47: nothing waits forever on the server (the ingest raises the first two for its transaction).
-  const connection: Record<string, string> = {
-    application_name: 'fuel-price-service',
-    statement_timeout: String(options.statementTimeoutMs ?? 15000),
-    lock_timeout: String(LOCK_TIMEOUT_MS),
-    idle_in_transaction_session_timeout: String(IDLE_IN_TRANSACTION_TIMEOUT_MS)
-  }
-  if (options.schema !== undefined) connection.search_path = options.schema
-  return {
-    max: options.poolMax ?? 10,
-    idle_timeout: 30,
-    keep_alive: 30, // D47: TCP keepalive after 30 s of silence finds a connection the network lost
-    connect_timeout: options.connectTimeoutSeconds ?? 5,
-    fetch_types: false, // D56 no array-type query at connect: it leaves the backend's heap thrashing
-    connection,
-    onnotice: () => {},
-    ...{ socket: noDelaySockets() } // not in postgres.js's types, in its code (src/connection.js)
-  }
-}
-
-interface SocketTarget { host: string[], port: number[], path?: string | false }
-
-/** D46: TCP_NODELAY sockets for postgres.js, which leaves Nagle on and so delays a COMMIT after COPY. */
-export function noDelaySockets (): (target: SocketTarget) => net.Socket {
-  let next = 0
-  return ({ host, port, path }) => {
-    if (typeof path === 'string' && path !== '') return net.connect({ path })
-    const i = next++ % host.length
-    return net.connect({ host: host[i], port: port[i] ?? port[0] ?? 5432, noDelay: true })
   }
 }
 
@@ -104,9 +67,9 @@ export interface PgliteCreateOptions {
 export async function createPglite (dataDir: string, options: PgliteCreateOptions = {}): Promise<PGlite> {
   const onDisk = !dataDir.includes('://')
   if (onDisk) mkdirSync(dataDir, { recursive: true })
-  // D36 PGlite memory: V8's baseline WASM compiler only; set before the first compilation.
+  // V8's baseline WebAssembly compiler only, which keeps PGlite's memory down; set before the first compilation (D36).
   setFlagsFromString('--liftoff-only')
-  // D36: initdb runs in a short-lived child process, so its peak memory goes back to the system.
+  // initdb runs in a short-lived child process, so its peak memory goes back to the system.
   if (onDisk && !existsSync(join(dataDir, 'PG_VERSION'))) await initPgliteDataDir(dataDir)
   // Loaded only in this mode: PGlite's bundle is several MB that a PostgreSQL replica never needs.
   const { PGlite } = await import('@electric-sql/pglite')

@@ -1,16 +1,16 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { CycleReads } from './cycles.js'
+import { CyclesRepository } from './cycles.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    cycles: CycleReads
+    cycles: CyclesRepository
   }
 }
 
 /** `app.cycles`: reads about whole cycles (statistics, changes, freshness) on `app.database`. */
 async function cyclesRepository (app: FastifyInstance): Promise<void> {
-  app.decorate('cycles', new CycleReads(app.database.db))
+  app.decorate('cycles', new CyclesRepository(app.database.db))
 }
 
 export default fp(cyclesRepository, { name: 'cycles-repository', dependencies: ['database'] })

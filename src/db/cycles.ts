@@ -1,15 +1,17 @@
 import { sql, type SQL } from 'drizzle-orm'
 import type { Static, TObject } from '@sinclair/typebox'
-import { CycleSummary, FuelChange, FuelStats, PriceChange, type PriceWarning } from '../generated/openapi.js'
-import { pricesChangedChannel } from './channels.js'
+import { FUELS, type FuelKey } from '../domain/fuels.js'
+import { CycleSummary, FuelChange, FuelStats, PriceChange } from '../generated/openapi.js'
+import { notifyPricesChanged } from './channels.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
-import { INGEST_LOCK_KEY, INGEST_STATEMENT_TIMEOUT_MS } from '../ingest/write.js'
+import { INGEST_STATEMENT_TIMEOUT_MS, TAKE_INGEST_LOCK } from './locks.js'
+import { townOrder } from './schema.js'
 
-/** A fuel as the contract names it. */
-type Fuel = PriceWarning['fuel']
+const townKey = (column: string): SQL => townOrder(sql.raw(column))
 
-// Towns are compared and ordered by lower(town) byte-wise (D3).
-const townKey = (column: string): SQL => sql.raw(`lower(${column}) COLLATE "C"`)
+/** One value per fuel, keyed as the contract names the fuels. */
+const perFuel = (value: (fuel: FuelKey) => SQL): Record<FuelKey, SQL> =>
+  Object.fromEntries(FUELS.map(({ key }) => [key, value(key)])) as Record<FuelKey, SQL>
 
 /**
  * A JSON object of the contract's `schema`, its fields in the schema's order, as compact text like
@@ -23,7 +25,7 @@ function jsonObject<S extends TObject> (schema: S, values: Record<keyof Static<S
 }
 
 /** Per fuel: min, max, mean, median and the cheapest and dearest town (ties: the first in town order). */
-function fuelStats (fuel: Fuel): SQL {
+function fuelStats (fuel: FuelKey): SQL {
   const c = sql.raw(`f.${fuel}`)
   const town = townKey('f.town')
   return jsonObject(FuelStats, {
@@ -42,13 +44,11 @@ const CYCLE_JSON = jsonObject(CycleSummary, {
   valid_to: sql`f.valid_to`,
   towns: sql`count(f.town)::int`,
   published_at: sql`to_char(min(f.published_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`,
-  super_petrol: fuelStats('super_petrol'),
-  diesel: fuelStats('diesel'),
-  kerosene: fuelStats('kerosene')
+  ...perFuel(fuelStats)
 })
 
 /** One fuel of a town's change: its price `c` beside `p`, the same town's in the cycle before. */
-const fuelChange = (fuel: Fuel): SQL => jsonObject(FuelChange, {
+const fuelChange = (fuel: FuelKey): SQL => jsonObject(FuelChange, {
   price: sql.raw(`c.${fuel}::float8`),
   previous: sql.raw(`p.${fuel}::float8`),
   change: sql.raw(`(c.${fuel} - p.${fuel})::float8`)
@@ -59,13 +59,11 @@ const CHANGE_JSON = jsonObject(PriceChange, {
   valid_from: sql`c.valid_from`,
   valid_to: sql`c.valid_to`,
   previous_valid_from: sql`p.valid_from`,
-  super_petrol: fuelChange('super_petrol'),
-  diesel: fuelChange('diesel'),
-  kerosene: fuelChange('kerosene')
+  ...perFuel(fuelChange)
 })
 
 /** Reads of whole cycles, as JSON text PostgreSQL writes and the read cache keeps as is. */
-export class CycleReads {
+export class CyclesRepository {
   constructor (private readonly db: AppDb) {}
 
   /** GET /v1/cycles: newest first, paged like /v1/prices; `[]` past the end. */
@@ -92,7 +90,7 @@ export class CycleReads {
     return JSON.parse(await this.listCycles(count, 0)) as CycleSummary[]
   }
 
-  /** GET /v1/prices/changes: each town of the cycle (default the latest, D1) beside its record in
+  /** GET /v1/prices/changes: each town of the cycle (by default the latest stored) beside its record in
    * the cycle before, or nulls. Undefined when `validFrom` is given and no cycle starts that day. */
   async changes (validFrom: string | undefined, town: string | undefined): Promise<string | undefined> {
     const result = await this.db.execute<{ found: boolean, body: string | null }>(sql`
@@ -126,10 +124,10 @@ export interface WithdrawnCycle {
   rowsRemoved: number
 }
 
-/** D64: a withdrawal waits for its turn behind an ingest as long as an ingest waits. */
+/** A withdrawal waits for its turn behind an ingest as long as an ingest waits (D64). */
 export const WITHDRAW_LOCK_WAIT_MS = INGEST_STATEMENT_TIMEOUT_MS
 
-/** D64: the D14 lock was not free within the wait; nothing was written. */
+/** The ingest lock was not free within the wait; nothing was written. */
 export class IngestLockBusy extends Error {
   constructor (readonly waitedMs: number) {
     super(`the ingest lock was not free within ${waitedMs} ms`)
@@ -137,14 +135,14 @@ export class IngestLockBusy extends Error {
   }
 }
 
-/** D54 withdrawal: one transaction under the D14 ingest lock, notifying replicas at COMMIT (D26
- * cache invalidation). Undefined, with nothing written, when no cycle starts that day. */
+/** Withdraws a cycle: one transaction under the ingest lock, telling every replica at COMMIT.
+ * Undefined, with nothing written, when no cycle starts that day. */
 export async function withdrawCycle (database: Database, validFrom: string, notifyPayload: string, lockWaitMs = WITHDRAW_LOCK_WAIT_MS): Promise<WithdrawnCycle | undefined> {
   return await database.db.transaction(async (tx) => {
-    // D64: wait for a running ingest as it would wait for us, not the connection's 5 s lock_timeout (D47).
+    // Wait for a running ingest as it would wait for us, not the connection's 5 s lock_timeout.
     await tx.execute(sql`SELECT set_config('lock_timeout', ${String(lockWaitMs)}, true), set_config('statement_timeout', ${String(lockWaitMs)}, true)`)
     try {
-      await tx.execute(sql`SELECT pg_advisory_xact_lock(${INGEST_LOCK_KEY}::bigint)`)
+      await tx.execute(TAKE_INGEST_LOCK)
     } catch (err) {
       throw waitedTooLong(err) ? new IngestLockBusy(lockWaitMs) : err
     }
@@ -154,7 +152,7 @@ export async function withdrawCycle (database: Database, validFrom: string, noti
       WITH gone AS (DELETE FROM fuel_prices WHERE valid_from = ${validFrom}::date RETURNING valid_to)
       SELECT count(*)::int AS removed, min(valid_to)::text AS valid_to FROM gone`))
     if (gone === undefined || gone.removed === 0 || gone.valid_to === null) return undefined
-    if (database.kind === 'postgres') await tx.execute(sql`SELECT pg_notify(${pricesChangedChannel(database)}, ${notifyPayload})`)
+    await notifyPricesChanged(tx, database, notifyPayload)
     return { validFrom, validTo: gone.valid_to, rowsRemoved: gone.removed }
   })
 }

@@ -16,7 +16,7 @@ interface DatabasePluginOptions {
   database?: Database | undefined
 }
 
-/** `app.database`: PostgreSQL or PGlite (D28 defaults), migrated; closed with the app when opened here. */
+/** `app.database`: PostgreSQL, or PGlite without DATABASE_URL, migrated; closed with the app when opened here. */
 async function database (app: FastifyInstance, opts: DatabasePluginOptions): Promise<void> {
   let db = opts.database
   if (db === undefined) {

@@ -5,11 +5,9 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import type { PgliteDatabase } from 'drizzle-orm/pglite'
 import postgres from 'postgres'
 import type { Database } from './client.js'
+import { MIGRATION_LOCK_KEY } from './locks.js'
 
 const MIGRATIONS_FOLDER = join(projectRoot(), 'drizzle')
-
-// Any fixed 64-bit key: replicas starting together take turns instead of racing on CREATE TABLE.
-const MIGRATION_LOCK_KEY = 7_305_531_001
 
 export async function migrateDatabase (database: Database, url?: string): Promise<void> {
   if (database.kind === 'pglite') {

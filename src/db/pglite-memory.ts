@@ -1,4 +1,4 @@
-/** D36 PGlite memory settings, and initdb in a short-lived child process. */
+/** PGlite's memory settings, and initdb in a short-lived child process (D36). */
 import { spawn } from 'node:child_process'
 import { mkdirSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -6,8 +6,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const SELF = fileURLToPath(import.meta.url)
 
-/** D36: PostgreSQL settings chosen for memory, since PGlite's WASM heap never shrinks; durability untouched. */
-export const PGLITE_MEMORY_SETTINGS: Readonly<Record<string, string>> = {
+/** PostgreSQL settings chosen for memory, since PGlite's WebAssembly heap never shrinks; durability untouched. */
+const PGLITE_MEMORY_SETTINGS: Readonly<Record<string, string>> = {
   shared_buffers: '16MB', // the whole data set (~3,000 rows a year) fits many times over
   wal_buffers: '512kB',
   min_wal_size: '32MB',
@@ -17,12 +17,12 @@ export const PGLITE_MEMORY_SETTINGS: Readonly<Record<string, string>> = {
   temp_buffers: '1MB'
 }
 
-/** D36: PGlite's own start parameters (single-user mode, its -F …) plus the memory settings. */
+/** PGlite's own start parameters (single-user mode, its -F …) plus the memory settings. */
 export function pgliteStartParams (defaults: readonly string[]): string[] {
   return [...defaults, ...Object.entries(PGLITE_MEMORY_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`])]
 }
 
-/** D36: initdb for `dataDir` in a child process, whose peak memory goes back to the system on exit. */
+/** initdb for `dataDir` in a child process, whose peak memory goes back to the system on exit. */
 export async function initPgliteDataDir (dataDir: string): Promise<void> {
   // Staged inside dataDir, then moved up with PG_VERSION last: an interrupted creation never looks complete.
   const staging = join(dataDir, STAGING)

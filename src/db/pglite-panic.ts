@@ -4,7 +4,7 @@ import type { PGlite } from '@electric-sql/pglite'
 const GUARDED = new Set<PropertyKey>(['query', 'exec', 'transaction', 'sql', 'execProtocol', 'execProtocolRaw', 'describeQuery'])
 
 /** Every call after PGlite's PANIC fails with this at once, saying what stopped it. */
-export class EmbeddedDatabaseStopped extends Error {
+class EmbeddedDatabaseStopped extends Error {
   readonly severity = 'PANIC'
   readonly code: string | undefined
 

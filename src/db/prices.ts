@@ -1,11 +1,10 @@
 import { and, asc, desc, eq, gt, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm'
 import { FuelPrice as FuelPriceSchema, type FuelPrice } from '../generated/openapi.js'
-import type { PriceRow } from '../ingest/csv.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
-import type { CycleReview } from '../ingest/plausibility.js'
-import { countRows, reviewRows, type IngestOutcome } from '../ingest/review.js'
-import { writeBatches, type WriteOptions } from '../ingest/write.js'
-import { fuelPrices } from './schema.js'
+import type { IngestOutcome, PriceRow, StoredPrice } from '../domain/price-rows.js'
+import { countRows, storedForReview } from './ingest-dry-run.js'
+import { writeBatches, type WriteOptions } from './ingest-write.js'
+import { fuelPrices, townOrder } from './schema.js'
 
 export interface PriceFilter {
   /** The canonical form (townFilter); compared by lower() on both sides. */
@@ -24,7 +23,9 @@ interface PriceStreamFilter extends Omit<PriceFilter, 'limit'> {
 const EXPORT_BATCH_SIZE = 1000
 
 // Towns are ordered by lower(town) compared byte-wise (D3), as `townKey` does in JavaScript.
-const townOrderKey = sql`lower(${fuelPrices.town}) COLLATE "C"`
+const townOrderKey = townOrder(fuelPrices.town)
+/** The same key of a query's own unqualified `town`. */
+const bareTownOrder = townOrder(sql.raw('town'))
 
 // One total order, so offset pages never skip or repeat a row (D2).
 const listOrder = [desc(fuelPrices.validFrom), townOrderKey, asc(fuelPrices.id)]
@@ -64,18 +65,18 @@ export class PricesRepository {
       .where(eq(fuelPrices.validFrom, sql`(SELECT max(${fuelPrices.validFrom}) FROM ${fuelPrices})`))
       .as('p')
     this.latestStatement = db.select({ town: latest.town, json: FUEL_PRICE_JSON }).from(latest)
-      .orderBy(sql`lower(${latest.town}) COLLATE "C"`, asc(latest.id))
+      .orderBy(townOrder(latest.town), asc(latest.id))
       .prepare('latest_prices')
     // In town order, by a skip scan over fuel_prices_town_order_idx: one index probe per distinct town.
     this.townsStatement = {
       execute: async (): Promise<string[]> => {
         const result = await db.execute<{ town: string }>(sql`
           WITH RECURSIVE towns AS (
-            (SELECT lower(town) COLLATE "C" AS key, town FROM fuel_prices ORDER BY 1 LIMIT 1)
+            (SELECT ${bareTownOrder} AS key, town FROM fuel_prices ORDER BY 1 LIMIT 1)
             UNION ALL
             SELECT next.key, next.town FROM towns, LATERAL (
-              SELECT lower(town) COLLATE "C" AS key, town FROM fuel_prices
-              WHERE lower(town) COLLATE "C" > towns.key ORDER BY 1 LIMIT 1
+              SELECT ${bareTownOrder} AS key, town FROM fuel_prices
+              WHERE ${bareTownOrder} > towns.key ORDER BY 1 LIMIT 1
             ) AS next
           )
           SELECT town FROM towns`)
@@ -145,9 +146,9 @@ export class PricesRepository {
     return await countRows(this.database, rows)
   }
 
-  /** D40: the dry run's review of a file's cycles against the cycles before them. */
-  async review (rows: readonly PriceRow[], share: number): Promise<CycleReview[]> {
-    return await reviewRows(this.database, rows, share)
+  /** The stored records the dry run's review compares the rows with. */
+  async storedForReview (rows: readonly PriceRow[]): Promise<StoredPrice[]> {
+    return await storedForReview(this.database, rows)
   }
 
   private prepareList (mask: number) {
@@ -164,7 +165,7 @@ export class PricesRepository {
       .as('p')
     // The whole page as one JSON text; the aggregate keeps the page's order.
     return this.db.select({
-      body: sql<string | null>`'[' || string_agg(${FUEL_PRICE_JSON}, ',' ORDER BY p.valid_from DESC, lower(p.town) COLLATE "C", p.id) || ']'`
+      body: sql<string | null>`'[' || string_agg(${FUEL_PRICE_JSON}, ',' ORDER BY p.valid_from DESC, ${townOrder(sql.raw('p.town'))}, p.id) || ']'`
     }).from(page).prepare(`list_prices_${mask}`)
   }
 }
@@ -185,7 +186,7 @@ function filterConditions (filter: { town: FilterValue | undefined, startDate: F
 
 /** Rows after `row` in the list's order: valid_from desc, then lower(town) byte-wise, then id. */
 function after (row: FuelPrice): SQL {
-  const town = sql`lower(${row.town}) COLLATE "C"`
+  const town = townOrder(sql`${row.town}`)
   return or(
     lt(fuelPrices.validFrom, row.valid_from),
     and(

@@ -1,7 +1,15 @@
-import { sql } from 'drizzle-orm'
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm'
 import { check, date, index, numeric, pgTable, serial, text, timestamp, unique } from 'drizzle-orm/pg-core'
 
-/** One row per (town, cycle); the D5 price and D8 cycle rules are CHECK constraints too. */
+/**
+ * Town order (D3): the lower-cased name compared byte by byte, the same on every database and
+ * locale. The one place it is written, for the indexes below and every query that orders,
+ * compares or filters towns; `town` is a column, an alias (`sql.raw('c.town')`) or a value
+ * (`sql\`${name}\``). In JavaScript the same key is domain/town.ts's `townKey`.
+ */
+export const townOrder = (town: SQLWrapper): SQL => sql`lower(${town}) COLLATE "C"`
+
+/** One row per (town, cycle); the price and cycle rules are CHECK constraints too. */
 export const fuelPrices = pgTable('fuel_prices', {
   id: serial('id').primaryKey(),
   town: text('town').notNull(),
@@ -13,12 +21,12 @@ export const fuelPrices = pgTable('fuel_prices', {
   // Commit time of the inserting ingest, giving a cycle's publication time; null on older rows.
   publishedAt: timestamp('published_at', { withTimezone: true, mode: 'string' }).defaultNow()
 }, (t) => [
-  // Spec 2, rule 2: a record is unique per (town, valid_from); the ingest upserts on it.
+  // A record is unique per (town, valid_from) (spec 2 rule 2); the ingest upserts on it.
   unique('fuel_prices_town_valid_from_key').on(t.town, t.validFrom),
-  // D2 total order with D3 town order: GET /v1/prices and the latest cycle read this index in order.
-  index('fuel_prices_order_idx').on(t.validFrom.desc().nullsFirst(), sql`lower(${t.town}) COLLATE "C"`, t.id),
-  // D4 town filter (lower(town) = key) in D2 order; also the skip scan behind GET /v1/towns.
-  index('fuel_prices_town_order_idx').on(sql`lower(${t.town}) COLLATE "C"`, t.validFrom.desc().nullsFirst(), t.id),
+  // /v1/prices' order (newest cycle, town, id): the pages and the latest cycle read this index in order.
+  index('fuel_prices_order_idx').on(t.validFrom.desc().nullsFirst(), townOrder(t.town), t.id),
+  // The town filter in that order; also the skip scan behind GET /v1/towns.
+  index('fuel_prices_town_order_idx').on(townOrder(t.town), t.validFrom.desc().nullsFirst(), t.id),
   check('fuel_prices_cycle_check', sql`extract(day from ${t.validFrom}) = 15 AND ${t.validTo} = (${t.validFrom} + interval '1 month' - interval '1 day')::date`),
   check('fuel_prices_prices_check', sql`${t.superPetrol} > 0 AND ${t.diesel} > 0 AND ${t.kerosene} > 0`)
 ])

@@ -37,7 +37,7 @@ export function cycleFrom (validFrom: string): Cycle | null {
   return cycleStartingIn(y * 12 + (m - 1))
 }
 
-/** D8: valid_from must be the 15th of a month and valid_to the 14th of the following month. */
+/** valid_from must be the 15th of a month and valid_to the 14th of the following month. */
 export function isCycle (validFrom: string, validTo: string): boolean {
   return cycleFrom(validFrom)?.validTo === validTo
 }
@@ -53,14 +53,15 @@ export function cycleStartingIn (monthIndex: number): Cycle {
   }
 }
 
-// D48 upload cycle window: from 1970 to three cycles after today's.
-export const EARLIEST_VALID_FROM = '1970-01-15'
-
-export const CYCLES_AHEAD = 3
-
+/** The first and the last valid_from an upload may hold (inclusive). */
 export interface CycleWindow { earliest: string, latest: string }
 
-export function plausibleCycles (now: Date = new Date()): CycleWindow {
+const EARLIEST_VALID_FROM = '1970-01-15'
+
+const CYCLES_AHEAD = 3
+
+/** The cycles an upload may hold: from 1970 to three cycles after today's in Kenya (D48). */
+export function acceptedCycleWindow (now: Date = new Date()): CycleWindow {
   const [y, m] = cycleOf(todayInKenya(now)).validFrom.split('-').map(Number) as [number, number]
   return { earliest: EARLIEST_VALID_FROM, latest: cycleStartingIn(y * 12 + (m - 1) + CYCLES_AHEAD).validFrom }
 }

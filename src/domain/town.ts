@@ -36,7 +36,7 @@ export function townFilter (raw: string | undefined): string | undefined {
   return collapseWhitespace(raw) === '' ? undefined : normalizeTown(raw)
 }
 
-/** D3 town order: the key the database states as `lower(town) COLLATE "C"`. */
+/** Town order (D3) in JavaScript: the key src/db/schema.ts's `townOrder` gives the database, `lower(town) COLLATE "C"`. */
 export function townKey (town: string): string {
   return town.toLowerCase()
 }

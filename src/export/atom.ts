@@ -1,5 +1,5 @@
+import { FUELS } from '../domain/fuels.js'
 import type { CycleSummary } from '../generated/openapi.js'
-import { CSV_COLUMNS } from '../domain/price-csv.js'
 
 /** D41 Atom feed (RFC 4287): entry links relative, the `self` link absolute (D52). */
 
@@ -38,9 +38,9 @@ function entry (cycle: CycleSummary): string[] {
   const { valid_from: from, valid_to: to } = cycle
   const prices = `/v1/prices?start_date=${from}&end_date=${to}&limit=1000`
   const changes = `/v1/prices/changes?valid_from=${from}`
-  const fuels = (['super_petrol', 'diesel', 'kerosene'] as const).map((fuel, i) => {
-    const s = cycle[fuel]
-    return `${CSV_COLUMNS[3 + i] as string} ${s.min.toFixed(2)} to ${s.max.toFixed(2)} (mean ${s.mean.toFixed(2)})`
+  const fuels = FUELS.map(({ key, label }) => {
+    const s = cycle[key]
+    return `${label} ${s.min.toFixed(2)} to ${s.max.toFixed(2)} (mean ${s.mean.toFixed(2)})`
   })
   return [
     '  <entry>',

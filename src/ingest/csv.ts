@@ -2,21 +2,11 @@ import Papa from 'papaparse'
 import { isCalendarDate, isCycle, isoDate, type CycleWindow } from '../domain/cycle.js'
 import { IngestRejected, echoCell, type RejectionFields } from '../domain/errors.js'
 import { CSV_COLUMNS, CSV_HEADER } from '../domain/price-csv.js'
+import type { PriceRow } from '../domain/price-rows.js'
 import { townFromCell } from '../domain/town-name.js'
 import { dateProblem, notUtf8, priceProblem, type DateFormat } from './csv-rejections.js'
 
 /** CSV of a pricing cycle → validated rows (spec 4.5, D4–D10, D12); every refusal an `IngestRejected`. */
-
-/** One validated row; prices as canonical decimal strings, bound to numeric(6,2) without a float. */
-export interface PriceRow {
-  line: number
-  town: string
-  validFrom: string
-  validTo: string
-  superPetrol: string
-  diesel: string
-  kerosene: string
-}
 
 type Field = 'validFrom' | 'validTo' | 'town' | 'superPetrol' | 'diesel' | 'kerosene'
 
@@ -24,7 +14,8 @@ type Kind = 'date' | 'town' | 'price'
 
 type ColumnMap = Record<Field, number>
 
-type Six = [string, string, string, string, string, string]
+/** A row's six cells as read, one per field, in canonical order. */
+type FieldValues = [validFrom: string, validTo: string, town: string, superPetrol: string, diesel: string, kerosene: string]
 
 type ColumnName = (typeof CSV_COLUMNS)[number]
 
@@ -380,7 +371,7 @@ function rowReader (map: ColumnMap, window: CycleWindow | undefined): (cells: re
       if (err instanceof IngestRejected) err.fields.column = (columns[i] as Column).display
       throw err
     }
-    const [validFrom, validTo, town, superPetrol, diesel, kerosene] = values as Six
+    const [validFrom, validTo, town, superPetrol, diesel, kerosene] = values as FieldValues
 
     let cycle = cycles.get(validFrom)
     if (cycle?.validTo !== validTo) {

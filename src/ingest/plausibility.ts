@@ -1,17 +1,8 @@
-import { CSV_COLUMNS } from '../domain/price-csv.js'
+import { FUELS } from '../domain/fuels.js'
 import { townKey } from '../domain/town.js'
-import type { PriceRow } from './csv.js'
+import type { PriceRow, StoredPrice } from '../domain/price-rows.js'
 
 /** D40 dry-run plausibility review. Pure: the caller reads what is stored. */
-
-/** A stored record, prices as their exact decimal text ('180.50'). */
-export interface StoredPrice {
-  validFrom: string
-  town: string
-  superPetrol: string
-  diesel: string
-  kerosene: string
-}
 
 export interface PriceWarning {
   /** Line of the file (header = 1). */
@@ -36,12 +27,6 @@ export interface CycleReview {
 
 type Fuel = PriceWarning['fuel']
 type Prices = Record<Fuel, string>
-
-const FUELS: ReadonlyArray<{ fuel: Fuel, field: 'superPetrol' | 'diesel' | 'kerosene', name: string }> = [
-  { fuel: 'super_petrol', field: 'superPetrol', name: CSV_COLUMNS[3] },
-  { fuel: 'diesel', field: 'diesel', name: CSV_COLUMNS[4] },
-  { fuel: 'kerosene', field: 'kerosene', name: CSV_COLUMNS[5] }
-]
 
 /** '180.50' → 18050: prices compared as whole cents, never as floats. */
 const cents = (price: string): number => Math.round(Number(price) * 100)
@@ -77,7 +62,7 @@ export function reviewCycles (rows: readonly PriceRow[], stored: readonly Stored
     const warnings: PriceWarning[] = []
     for (const row of fileRows) {
       const key = townKey(row.town)
-      for (const { fuel, field, name } of FUELS) {
+      for (const { key: fuel, field, label: name } of FUELS) {
         const price = cents(row[field])
         const before = previous?.get(key)
         if (before !== undefined) {

@@ -1,33 +1,51 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { pricesChangedChannel } from '../db/channels.js'
+import { listenForPriceChanges, pricesChangedChannel } from '../db/channels.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    cacheInvalidation: CacheInvalidation
+    /**
+     * Runs a write that changes what readers see and answers once no reader can see the old data:
+     * every write route goes through it (ingest, withdrawal, any later one).
+     */
+    commitAndInvalidate: <T>(write: ReaderVisibleWrite<T>) => Promise<T>
   }
 }
 
-interface CacheInvalidation {
-  /** A notification payload and a promise settled when this replica hears it back, or after `timeoutMs`. */
-  expect: (timeoutMs: number) => { payload: string, heard: Promise<void>, cancel: () => void }
+/** The longest a write waits to hear its own notification back before it answers. */
+export const NOTIFY_WAIT_MS = 2000
+
+/** A write as `app.commitAndInvalidate` runs it. */
+export interface ReaderVisibleWrite<T> {
+  /**
+   * The write, in one transaction that, when it changes anything, calls `notifyPricesChanged`
+   * with `notifyPayload` before it commits (src/db/channels.ts).
+   */
+  run: (notifyPayload: string) => Promise<T>
+  /** The cycles (valid_from) whose answers the committed write changed; none: it wrote nothing and notified nothing. */
+  changedCycles: (result: T) => readonly string[]
+  /** Counts the write in the metrics, once every reader sees it. */
+  count?: (result: T) => void
+}
+
+interface Notification {
+  payload: string
+  /** Settles when this replica hears the payload back, or after `NOTIFY_WAIT_MS`. */
+  heard: Promise<void>
+  cancel: () => void
 }
 
 /**
- * Every replica's read cache is cleared by a PostgreSQL notification sent at a write's COMMIT (D26);
- * a (re)connect clears it too, as notifications sent meanwhile are lost.
+ * Cache invalidation across replicas through PostgreSQL LISTEN/NOTIFY (D26): a notification
+ * clears this replica's read cache, and so does a (re)connect, as notifications sent meanwhile
+ * are lost. On PGlite one process holds the database, so the writer's own clear is enough.
  */
 async function cacheInvalidation (app: FastifyInstance): Promise<void> {
-  const sql = app.database.sql
-  if (sql === undefined) {
-    app.decorate('cacheInvalidation', { expect: () => ({ payload: '', heard: Promise.resolve(), cancel: () => {} }) })
-    return
-  }
-  const channel = pricesChangedChannel(app.database)
   const waiting = new Map<string, () => void>()
+  const channel = pricesChangedChannel(app.database)
   let connections = 0
-  const subscription = await sql.listen(channel, (payload) => {
+  const stopListening = await listenForPriceChanges(app.database, (payload) => {
     app.readCache.clear()
     waiting.get(payload)?.()
     app.log.debug({ channel }, 'read cache cleared by a notification')
@@ -36,23 +54,46 @@ async function cacheInvalidation (app: FastifyInstance): Promise<void> {
     app.readCache.clear()
     if (connections > 1) app.log.info({ channel }, 'notification listener reconnected; read cache cleared')
   })
-  app.addHook('onClose', async () => { await subscription.unlisten().catch(() => {}) })
-  app.decorate('cacheInvalidation', {
-    expect: (timeoutMs: number) => {
-      const payload = randomUUID()
-      let done = (): void => {}
-      const heard = new Promise<void>((resolve) => {
-        const timer = setTimeout(() => done(), timeoutMs)
-        done = () => {
-          clearTimeout(timer)
-          waiting.delete(payload)
-          resolve()
-        }
-        waiting.set(payload, done)
-      })
-      return { payload, heard, cancel: done }
+  if (stopListening !== undefined) app.addHook('onClose', async () => { await stopListening().catch(() => {}) })
+
+  const expectNotification = (): Notification => {
+    const payload = randomUUID()
+    if (stopListening === undefined) return { payload, heard: Promise.resolve(), cancel: () => {} }
+    let done = (): void => {}
+    const heard = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => done(), NOTIFY_WAIT_MS)
+      done = () => {
+        clearTimeout(timer)
+        waiting.delete(payload)
+        resolve()
+      }
+      waiting.set(payload, done)
+    })
+    return { payload, heard, cancel: done }
+  }
+
+  app.decorate('commitAndInvalidate', async <T>(write: ReaderVisibleWrite<T>): Promise<T> => {
+    const notification = expectNotification()
+    let result: T
+    try {
+      result = await write.run(notification.payload)
+    } catch (err) {
+      notification.cancel()
+      throw err
     }
+    const cycles = write.changedCycles(result)
+    if (cycles.length === 0) {
+      notification.cancel()
+      return result
+    }
+    // Cleared after COMMIT and answered once every replica heard (spec 4.2 rule 6), so after this
+    // answer no replica serves the old data; then the shared cache drops its copies (D70).
+    app.readCache.clear()
+    await notification.heard
+    await app.cachePurge.changed(cycles)
+    write.count?.(result)
+    return result
   })
 }
 
-export default fp(cacheInvalidation, { name: 'cache-invalidation', dependencies: ['database', 'read-cache'] })
+export default fp(cacheInvalidation, { name: 'cache-invalidation', dependencies: ['database', 'read-cache', 'cache-purge'] })

@@ -1,7 +1,8 @@
 import t from 'tap'
 import { loadSampleTowns, sampleCycles } from '../../scripts/sample/generate.js'
 import { IngestRejected } from '../../src/domain/errors.js'
-import { BATCH_CHARS, cycleCsvBatches, parseCycleCsv, type PriceRow } from '../../src/ingest/csv.js'
+import { BATCH_CHARS, cycleCsvBatches, parseCycleCsv } from '../../src/ingest/csv.js'
+import type { PriceRow } from '../../src/domain/price-rows.js'
 
 /**
  * D46: the ingest reads a file in pieces cut at line breaks. Whatever the size of the pieces, the

@@ -6,9 +6,9 @@ import {
   mapHeader,
   parseCycleCsv,
   parseDateCell,
-  parsePriceCell,
-  type PriceRow
+  parsePriceCell
 } from '../../src/ingest/csv.js'
+import type { PriceRow } from '../../src/domain/price-rows.js'
 
 const HEADER = 'From,To,Town,Super (PMS),Diesel (AGO),Kerosene (IK)'
 const HEADER_MISMATCH = 'CSV header must include From, To, Town, Super (PMS), Diesel (AGO), Kerosene (IK)'

@@ -1,6 +1,6 @@
 import t from 'tap'
-import type { PriceRow } from '../../src/ingest/csv.js'
-import { reviewCycles, type StoredPrice } from '../../src/ingest/plausibility.js'
+import type { PriceRow, StoredPrice } from '../../src/domain/price-rows.js'
+import { reviewCycles } from '../../src/ingest/plausibility.js'
 
 const OCT = ['2026-10-15', '2026-11-14'] as const
 const NOV = ['2026-11-15', '2026-12-14'] as const

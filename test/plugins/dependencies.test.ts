@@ -34,7 +34,7 @@ t.test('servicePlugins lists every plugin under its own fastify-plugin name, eac
   t.equal(new Set(plugins.map((p) => p.name)).size, plugins.length)
   t.strictSame(plugins.map((p) => p.name), [
     'http-caching', 'metrics', 'cors', 'rate-limit', 'http-server', 'errors', 'database', 'prices-repository', 'cycles-repository', 'read-cache',
-    'cache-invalidation', 'cache-purge', 'bearer-auth', 'metrics-routes', 'docs-routes', 'health-routes', 'prices-routes', 'towns-routes',
+    'cache-purge', 'cache-invalidation', 'bearer-auth', 'metrics-routes', 'docs-routes', 'health-routes', 'prices-routes', 'towns-routes',
     'cycles-routes', 'ingest-routes', 'cycle-withdrawal-routes', 'admin-page'
   ])
 })

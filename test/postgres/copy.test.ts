@@ -2,11 +2,10 @@ import { Socket } from 'node:net'
 import { Writable } from 'node:stream'
 import { sql } from 'drizzle-orm'
 import t from 'tap'
-import { copyRows, transactionClientOf } from '../../src/db/copy.js'
-import type { PriceRow } from '../../src/ingest/csv.js'
-import type { IngestOutcome } from '../../src/ingest/review.js'
-import { writeBatches, writeRows } from '../../src/ingest/write.js'
-import { rowCount, storedRows } from '../fixtures/ingest.js'
+import { copyBatches, transactionClientOf } from '../../src/db/postgres/copy.js'
+import type { IngestOutcome, PriceRow } from '../../src/domain/price-rows.js'
+import { writeBatches } from '../../src/db/ingest-write.js'
+import { rowCount, storedRows, writeRows } from '../fixtures/ingest.js'
 import { postgresOnly, resetData, testDatabase } from '../helper.js'
 
 /**
@@ -20,7 +19,7 @@ let line = 1
 const row = (town: string, validFrom: string, validTo: string, superPetrol = '180.50'): PriceRow =>
   ({ line: ++line, town, validFrom, validTo, superPetrol, diesel: '170.00', kerosene: '160.25' })
 
-/** A row as src/db/copy.ts's own test writes it straight through COPY. */
+/** A row as test/db/postgres/copy.test.ts writes it straight through COPY. */
 const copyRow = (town: string, superPetrol = '180.00'): PriceRow => ({
   line: 2, town, validFrom: '2026-01-15', validTo: '2026-02-14', superPetrol, diesel: '170.00', kerosene: '150.00'
 })
@@ -28,19 +27,19 @@ const copyRow = (town: string, superPetrol = '180.00'): PriceRow => ({
 const JAN = ['2026-01-15', '2026-02-14'] as const
 const FEB = ['2026-02-15', '2026-03-14'] as const
 
-// The COPY fast path relies on two driver internals (src/db/copy.ts). These tests run them on the
+// The COPY fast path relies on two driver internals (src/db/postgres/copy.ts). These tests run them on the
 // real drivers, so an upgrade of drizzle-orm or postgres.js that changes them fails here, loudly.
-t.test('[D14] the driver internals behind COPY are where src/db/copy.ts expects them', postgresOnly, async (t) => {
+t.test('[D14] the driver internals behind COPY are where src/db/postgres/copy.ts expects them', postgresOnly, async (t) => {
   const database = await testDatabase()
   await database.db.transaction(async (tx) => {
     const client = transactionClientOf(tx)
     t.type(client.unsafe, 'function', 'tx.session.client is postgres.js\'s transaction client')
-    await copyRows(client, [copyRow('Nairobi'), copyRow('Mombasa')])
+    await copyBatches(client, [[copyRow('Nairobi'), copyRow('Mombasa')]])
     const [counted] = await client`SELECT count(*)::int AS n FROM fuel_prices`
     t.equal(counted?.n, 2, 'COPY wrote through the transaction client')
     // COPY's text format escapes; D30 keeps such towns out of files, this checks the escaping itself.
     const odd = 'Back\\slash\tTab\nLine\rEnd'
-    await copyRows(client, [copyRow(odd)])
+    await copyBatches(client, [[copyRow(odd)]])
     const [stored] = await client`SELECT town FROM fuel_prices WHERE town LIKE 'Back%'`
     t.equal(stored?.town, odd, 'backslash, tab and line breaks arrive as sent')
     // D45: the COPY stream's callbacks are called directly; Node's Writable code sees only sockets.
@@ -55,7 +54,7 @@ t.test('[D14] the driver internals behind COPY are where src/db/copy.ts expects 
       return (end as (...a: unknown[]) => Writable).apply(this, args)
     }
     try {
-      await copyRows(client, [copyRow('Kisumu'), copyRow('Nakuru')])
+      await copyBatches(client, [[copyRow('Kisumu'), copyRow('Nakuru')]])
     } finally {
       Object.assign(Writable.prototype, { write, end })
     }
@@ -67,9 +66,9 @@ t.test('[D14] the driver internals behind COPY are where src/db/copy.ts expects 
   t.equal(await rowCount(), 0, 'rolled back with the transaction')
 
   // A row the table refuses: postgres.js rejects the query through its `reject` callback, which
-  // copyRows hooks, so the COPY fails at once instead of hanging on a stream that never ends.
+  // copyBatches hooks, so the COPY fails at once instead of hanging on a stream that never ends.
   await t.rejects(database.db.transaction(async (tx) => {
-    await copyRows(transactionClientOf(tx), [copyRow('Nairobi'), copyRow('Kisumu', '0.00')])
+    await copyBatches(transactionClientOf(tx), [[copyRow('Nairobi'), copyRow('Kisumu', '0.00')]])
   }), /fuel_prices_prices_check/)
   t.equal(await rowCount(), 0)
   await database.db.execute(sql`SELECT 1`) // the pool is healthy afterwards

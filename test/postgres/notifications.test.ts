@@ -1,9 +1,8 @@
 import t from 'tap'
 import { pricesChangedChannel } from '../../src/db/channels.js'
-import type { PriceRow } from '../../src/ingest/csv.js'
-import { countRows } from '../../src/ingest/review.js'
-import { writeRows } from '../../src/ingest/write.js'
-import { AUTH, TOKEN } from '../fixtures/ingest.js'
+import type { PriceRow } from '../../src/domain/price-rows.js'
+import { countRows } from '../../src/db/ingest-dry-run.js'
+import { AUTH, TOKEN, writeRows } from '../fixtures/ingest.js'
 import { build, postgresOnly, resetData, testDatabase } from '../helper.js'
 import { seedFixture } from '../routes/_fixtures.js'
 

@@ -1,5 +1,6 @@
 import postgres from 'postgres'
-import { createPglite, pgliteDatabase, postgresDatabase, postgresOptions, type Database, type DatabaseOptions } from '../../src/db/client.js'
+import { createPglite, pgliteDatabase, postgresDatabase, type Database, type DatabaseOptions } from '../../src/db/client.js'
+import { postgresOptions } from '../../src/db/postgres/options.js'
 
 /**
  * A Database that counts every statement sent to the driver (test-only): how tests prove that a

@@ -17,15 +17,12 @@ export const INVALID_WITHDRAW_TOKEN = 'Invalid authorization token for cycle wit
 
 export const INGEST_RUNNING = 'An upload or another withdrawal is still running. Try again later.'
 
-/** D64: seconds a client refused for a busy ingest lock is asked to wait before trying again. */
-export const INGEST_RUNNING_RETRY_AFTER_SECONDS = 60
+/** Seconds a client refused for a busy ingest lock is asked to wait before trying again. */
+const INGEST_RUNNING_RETRY_AFTER_SECONDS = 60
 
-/** D26: the longest a withdrawal waits to hear its own notification back, as an ingest does. */
-const NOTIFY_WAIT_MS = 2000
-
-/** D54: DELETE /v1/cycles/{valid_from}, the admin's undo for a cycle published by mistake. */
+/** DELETE /v1/cycles/{valid_from}, the admin's undo for a cycle published by mistake (D54). */
 const withdraw: FastifyPluginAsyncTypebox<WithdrawRoutesOptions> = async (app, { config, lockWaitMs = WITHDRAW_LOCK_WAIT_MS }) => {
-  // D13 token first, in preParsing after the limiter's onRequest, so a wrong token counts (D48).
+  // The token is checked first, in preParsing after the limiter's onRequest, so a wrong token counts.
   const checkToken = bearerAuth({ token: config.ingestToken, detail: INVALID_WITHDRAW_TOKEN, failures: app.failedTokens })
 
   app.route({
@@ -33,26 +30,19 @@ const withdraw: FastifyPluginAsyncTypebox<WithdrawRoutesOptions> = async (app, {
     preParsing: async (request) => { await checkToken(request) },
     handler: async (request, reply) => {
       const validFrom = request.params.valid_from
-      const notification = app.cacheInvalidation.expect(NOTIFY_WAIT_MS)
       let withdrawn
       try {
-        withdrawn = await withdrawCycle(app.database, validFrom, notification.payload, lockWaitMs)
+        withdrawn = await app.commitAndInvalidate({
+          run: async (notifyPayload) => await withdrawCycle(app.database, validFrom, notifyPayload, lockWaitMs),
+          changedCycles: (withdrawn) => withdrawn === undefined ? [] : [withdrawn.validFrom]
+        })
       } catch (err) {
-        notification.cancel()
-        // D64: still not our turn after an ingest's wait: say so, never a bare 500.
+        // Still not its turn after an ingest's wait: say so, never a bare 500 (D64).
         if (err instanceof IngestLockBusy) throw new HttpError(503, INGEST_RUNNING, { 'retry-after': String(INGEST_RUNNING_RETRY_AFTER_SECONDS) })
         throw err
       }
-      if (withdrawn === undefined) {
-        notification.cancel()
-        throw cycleNotFound(validFrom)
-      }
+      if (withdrawn === undefined) throw cycleNotFound(validFrom)
       request.log.info({ withdrawn }, 'cycle withdrawn')
-      // Spec 4.2 rule 6, D26 cache invalidation: cleared after COMMIT, answered once every replica
-      // heard, so none serves the withdrawn cycle after the client reads this 200.
-      app.readCache.clear()
-      await notification.heard
-      await app.cachePurge.changed([withdrawn.validFrom])
       void reply.header('cache-control', 'no-store')
       return {
         status: 'withdrawn' as const,
@@ -66,5 +56,5 @@ const withdraw: FastifyPluginAsyncTypebox<WithdrawRoutesOptions> = async (app, {
 
 export default fp(withdraw, {
   name: 'cycle-withdrawal-routes',
-  dependencies: ['database', 'read-cache', 'cache-invalidation', 'cache-purge', 'rate-limit', 'http-caching', 'errors', 'bearer-auth']
+  dependencies: ['database', 'cache-invalidation', 'rate-limit', 'http-caching', 'errors', 'bearer-auth']
 })

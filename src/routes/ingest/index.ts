@@ -3,14 +3,15 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../../config.js'
-import type { IngestOutcome } from '../../ingest/review.js'
+import type { IngestOutcome } from '../../domain/price-rows.js'
 import { operations, type DryRunResponse } from '../../generated/openapi.js'
 import { bearerAuth } from '../../auth/bearer-auth.js'
 import { continueIfExpected } from '../../http-server/request-framing.js'
 import { acceptUploads, contentEncodingError, readCsvUpload } from '../../ingest/multipart-upload.js'
-import { plausibleCycles, todayInKenya } from '../../domain/cycle.js'
+import { acceptedCycleWindow, todayInKenya } from '../../domain/cycle.js'
 import { cycleCsvBatches, decodeCsv, parseCycleCsv } from '../../ingest/csv.js'
 import { cycleWarnings } from '../../ingest/cycle-warnings.js'
+import { reviewCycles } from '../../ingest/plausibility.js'
 
 interface IngestRoutesOptions {
   config: Pick<Config, 'ingestToken' | 'maxUploadBytes' | 'ingestWarnShare' | 'ingestMissingTownsShare' | 'now'>
@@ -20,9 +21,6 @@ const INVALID_TOKEN = 'Invalid authorization token for ingestion endpoint.'
 
 /** D48 hostile input: the most price warnings one dry run lists. */
 export const MAX_WARNINGS_LISTED = 1000
-
-/** D26: the longest an ingest waits to hear its own notification back before answering. */
-const NOTIFY_WAIT_MS = 2000
 
 /** D43: `?dry_run=true` is deprecated since 2026-11-22 (RFC 9745: a Unix time). */
 const DRY_RUN_DEPRECATED = '@1795305600'
@@ -44,10 +42,11 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
   /** The file's validated rows (spec 4.5, D4–D10: every 400) and what an upload would do. */
   const dryRun = async (request: FastifyRequest): Promise<DryRunResponse> => {
     const now = config.now?.() ?? new Date()
-    const rows = parseCycleCsv(decodeCsv(await readCsvUpload(request, config.maxUploadBytes)), plausibleCycles(now)) // D48 cycle window
+    // Rows outside the accepted window of cycles are refused as hostile input (D48).
+    const rows = parseCycleCsv(decodeCsv(await readCsvUpload(request, config.maxUploadBytes)), acceptedCycleWindow(now))
     const whole = { today: todayInKenya(now), missingTownsShare: config.ingestMissingTownsShare }
     const outcome = await app.prices.count(rows)
-    const review = await app.prices.review(rows, config.ingestWarnShare)
+    const review = reviewCycles(rows, await app.prices.storedForReview(rows), config.ingestWarnShare)
     request.log.info({ dryRun: true, ...logFields(outcome) }, 'csv ingest dry run')
     let budget = MAX_WARNINGS_LISTED
     return {
@@ -94,27 +93,21 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
         return await reply.code(200 as never).send(await dryRun(request) as never)
       }
       const text = decodeCsv(await readCsvUpload(request, config.maxUploadBytes))
-      const notification = app.cacheInvalidation.expect(NOTIFY_WAIT_MS)
-      let outcome
-      try {
-        // Spec 4.5, D4–D10: a 400 found mid-file rolls back what was written before it (D46).
-        outcome = await app.prices.ingest(cycleCsvBatches(text, undefined, plausibleCycles(config.now?.())), { notifyPayload: notification.payload })
-      } catch (err) {
-        notification.cancel()
-        throw err
-      }
+      const outcome = await app.commitAndInvalidate({
+        // The file is validated as it is written: a 400 found mid-file rolls back what was written before it.
+        run: async (notifyPayload) => await app.prices.ingest(cycleCsvBatches(text, undefined, acceptedCycleWindow(config.now?.())), { notifyPayload }),
+        changedCycles: (outcome) => outcome.cycles.map((c) => c.validFrom),
+        count: (outcome) => {
+          app.metrics.ingests.inc()
+          app.metrics.rowsIngested.inc(outcome.recordsProcessed)
+        }
+      })
       request.log.info(logFields(outcome), 'csv ingested')
-      // Spec 4.2 rule 6, D26 cache invalidation: cleared after COMMIT, answered once every replica heard.
-      app.readCache.clear()
-      await notification.heard
-      await app.cachePurge.changed(outcome.cycles.map((c) => c.validFrom))
-      app.metrics.ingests.inc()
-      app.metrics.rowsIngested.inc(outcome.recordsProcessed)
       void reply.code(201)
       return {
         status: 'success' as const,
-        records_processed: outcome.recordsProcessed, // D15 counts
-        timestamp: utcTimestamp(new Date()), // D16 timestamp format
+        records_processed: outcome.recordsProcessed,
+        timestamp: utcTimestamp(new Date()), // UTC, to the second, with a Z (D16)
         inserted: outcome.inserted,
         updated: outcome.updated,
         unchanged: outcome.unchanged
@@ -134,6 +127,6 @@ function utcTimestamp (date: Date): string {
 
 export default fp(ingest, {
   name: 'ingest-routes',
-  dependencies: ['prices-repository', 'read-cache', 'cache-invalidation', 'cache-purge', 'metrics', 'rate-limit', 'http-caching', 'errors', 'bearer-auth'],
+  dependencies: ['prices-repository', 'cache-invalidation', 'metrics', 'rate-limit', 'http-caching', 'errors', 'bearer-auth'],
   encapsulate: true
 })

@@ -1,26 +1,22 @@
 import { sql } from 'drizzle-orm'
-import { pricesChangedChannel } from '../db/channels.js'
-import { rowsOf, type Database } from '../db/client.js'
-import { copyBatches, transactionClientOf } from '../db/copy.js'
-import type { PriceRow } from './csv.js'
-import { addCounts, batchSizeOf, outcomeOf, recordBatches, RECORD_COLUMNS, type BatchOptions, type Counts, type IngestOutcome } from './review.js'
+import { notifyPricesChanged } from './channels.js'
+import { rowsOf, type Database } from './client.js'
+import { INGEST_STATEMENT_TIMEOUT_MS, TAKE_INGEST_LOCK } from './locks.js'
+import { copyBatches, transactionClientOf } from './postgres/copy.js'
+import type { IngestOutcome, PriceRow } from '../domain/price-rows.js'
+import { addCounts, batchSizeOf, outcomeOf, recordBatches, RECORD_COLUMNS, type BatchOptions, type Counts } from './ingest-dry-run.js'
 
 export interface WriteOptions extends BatchOptions {
-  /** D26 cache invalidation: the payload lets the ingesting replica tell its own notification. */
+  /** Sent on the change channel at COMMIT: the ingesting replica knows its own notification by it. */
   notifyPayload?: string
 }
 
-export const INGEST_STATEMENT_TIMEOUT_MS = 300_000
-
-/** D14 one ingest at a time: any fixed 64-bit key, distinct from the migration lock's. */
-export const INGEST_LOCK_KEY = 7_305_531_002
-
-/** D14: one transaction, all or none; the route's and `npm run seed`'s write path. No key repeats (D9). */
-export async function writeRows (database: Database, rows: readonly PriceRow[], options: WriteOptions = {}): Promise<IngestOutcome> {
-  return await writeBatches(database, [rows], options)
-}
-
-/** `writeRows` for rows still being validated: D46, each batch goes to COPY while the next is parsed. */
+/**
+ * The ingest's write: one transaction, all rows or none, one ingest at a time (D14). Batches are
+ * written as they are read, so on PostgreSQL each goes to COPY while the next is parsed (D46); an
+ * error thrown by `batches` rolls back what was written. The rows never repeat a (town,
+ * valid_from): the CSV reader refuses such a file.
+ */
 export async function writeBatches (database: Database, batches: Iterable<readonly PriceRow[]>, options: WriteOptions = {}): Promise<IngestOutcome> {
   const batchSize = batchSizeOf(options)
   const read: Array<readonly PriceRow[]> = []
@@ -31,7 +27,7 @@ export async function writeBatches (database: Database, batches: Iterable<readon
       yield next.value
     }
   })()
-  // D46: read before the transaction begins, so a file that fails early costs the database nothing.
+  // The first batch is read before the transaction begins, so a file that fails early costs the database nothing.
   const first = reading.next()
   let all: readonly PriceRow[] | undefined
   const allRows = (): readonly PriceRow[] => {
@@ -41,21 +37,21 @@ export async function writeBatches (database: Database, batches: Iterable<readon
     }
     return all
   }
-  // D46: only COPY overlaps reading and writing; PGlite reads the whole file first.
+  // Only COPY overlaps reading and writing; on PGlite the whole file is read first.
   if (database.kind !== 'postgres') allRows()
 
   const counts: Counts = { inserted: 0, updated: 0 }
   await database.db.transaction(async (tx) => {
-    // D47: the ingest's own statement and lock bounds (SET LOCAL), as it may queue behind others (D14).
+    // The ingest's own statement and lock bounds, for this transaction only: it may queue behind another write.
     await tx.execute(sql`SELECT set_config('statement_timeout', ${String(INGEST_STATEMENT_TIMEOUT_MS)}, true),
       set_config('lock_timeout', ${String(INGEST_STATEMENT_TIMEOUT_MS)}, true)`)
-    await tx.execute(sql`SELECT pg_advisory_xact_lock(${INGEST_LOCK_KEY}::bigint)`)
-    // D46: COPY for new records only; a stored key fails it back to the savepoint, then upsert.
-    if (database.kind === 'postgres' && first.done !== true && await copiedAll(tx, first.value, reading)) {
+    await tx.execute(TAKE_INGEST_LOCK)
+    // New records go by COPY; a file that meets a stored record is upserted instead.
+    if (database.kind === 'postgres' && first.done !== true && await copyIfAllNew(tx, first.value, reading)) {
       counts.inserted = allRows().length
     } else {
       for (const records of recordBatches(allRows(), batchSize)) {
-        // Spec 4.5 rule 6 upsert, keeping the id (spec 2); xmax = 0 marks an inserted row.
+        // Upsert: a changed record keeps its id (spec 4.5 rule 6); xmax = 0 marks an inserted row.
         const [batch] = rowsOf<Counts>(await tx.execute(sql`
           WITH upserted AS (
             INSERT INTO fuel_prices AS f (town, valid_from, valid_to, super_petrol, diesel, kerosene)
@@ -72,13 +68,17 @@ export async function writeBatches (database: Database, batches: Iterable<readon
         addCounts(counts, batch)
       }
     }
-    // D26 cache invalidation: NOTIFY is delivered at COMMIT only; on PGlite the caller clears.
-    if (database.kind === 'postgres') await tx.execute(sql`SELECT pg_notify(${pricesChangedChannel(database)}, ${options.notifyPayload ?? ''})`)
+    await notifyPricesChanged(tx, database, options.notifyPayload ?? '')
   })
   return outcomeOf(allRows(), counts)
 }
 
-async function copiedAll (tx: { execute: Database['db']['execute'] }, first: readonly PriceRow[], rest: Iterator<readonly PriceRow[]>): Promise<boolean> {
+/**
+ * COPYs every row of the file, under a savepoint, and tells whether it could: false when a row's
+ * (town, valid_from) is already stored, which fails the COPY; the savepoint is then rolled back
+ * and nothing of the file is written yet (the caller upserts instead).
+ */
+async function copyIfAllNew (tx: { execute: Database['db']['execute'] }, first: readonly PriceRow[], rest: Iterator<readonly PriceRow[]>): Promise<boolean> {
   await tx.execute(sql`SAVEPOINT bulk_copy`)
   try {
     await copyBatches(transactionClientOf(tx), (function * () {
@@ -86,7 +86,7 @@ async function copiedAll (tx: { execute: Database['db']['execute'] }, first: rea
       for (let next = rest.next(); next.done !== true; next = rest.next()) yield next.value
     })())
   } catch (err) {
-    if (!isStoredKey(err)) throw err
+    if (!isConflictWithStoredRecord(err)) throw err
     await tx.execute(sql`ROLLBACK TO SAVEPOINT bulk_copy`)
     return false
   }
@@ -94,7 +94,8 @@ async function copiedAll (tx: { execute: Database['db']['execute'] }, first: rea
   return true
 }
 
-function isStoredKey (err: unknown): boolean {
+/** The COPY met a (town, valid_from) that is already stored: the table's unique key refused it. */
+function isConflictWithStoredRecord (err: unknown): boolean {
   const { code, constraint_name: constraint } = err as { code?: unknown, constraint_name?: unknown }
   return code === '23505' && constraint === 'fuel_prices_town_valid_from_key'
 }

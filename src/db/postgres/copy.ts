@@ -1,8 +1,8 @@
 import type { Writable } from 'node:stream'
 import type postgres from 'postgres'
-import type { PriceRow } from '../ingest/csv.js'
+import type { PriceRow } from '../../domain/price-rows.js'
 
-/** D46 COPY fast path; relies on driver internals, checked where used (test/db/copy.test.ts). */
+/** The ingest's COPY, through postgres.js and Drizzle internals: why and how each is checked, README.md here. */
 
 export function transactionClientOf (tx: unknown): postgres.TransactionSql {
   const client = (tx as { session?: { client?: unknown } }).session?.client
@@ -30,19 +30,11 @@ const settled = (start: (done: Done) => void): Promise<void> => new Promise((res
   start((err) => { if (err === undefined || err === null) resolve(); else reject(err) })
 })
 
-/** COPY in PostgreSQL's text format, sent in chunks so no single string holds the whole file. */
-export async function copyRows (client: postgres.TransactionSql, rows: readonly PriceRow[]): Promise<void> {
-  await copyBatches(client, (function * () {
-    for (let i = 0; i < rows.length; i += COPY_CHUNK_ROWS) yield rows.slice(i, i + COPY_CHUNK_ROWS)
-  })())
-}
-
-const COPY_CHUNK_ROWS = 5000
-
 /**
- * D46: COPY each batch as yielded; a throw from `batches` sends CopyFail, rethrown once answered.
- * D45: the stream's own callbacks are called directly, one chunk at a time (as Writable would):
- * a Writable run through Node's stream code leaves the HTTP sockets' write path slower.
+ * COPYs each batch as it is yielded; a throw from `batches` sends CopyFail and is rethrown once
+ * the server answered. The stream's own callbacks are called directly, one chunk at a time (as
+ * Writable would): a Writable run through Node's stream code leaves the HTTP sockets' write path
+ * slower (D45).
  */
 export async function copyBatches (client: postgres.TransactionSql, batches: Iterable<readonly PriceRow[]>): Promise<void> {
   const query = client.unsafe('COPY fuel_prices (town, valid_from, valid_to, super_petrol, diesel, kerosene) FROM STDIN') as unknown as CopyQuery

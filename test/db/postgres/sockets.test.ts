@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import t from 'tap'
-import { noDelaySockets, postgresOptions } from '../../src/db/client.js'
-import { needs, TEST_POSTGRES_URL } from '../services.js'
+import { noDelaySockets, postgresOptions } from '../../../src/db/postgres/options.js'
+import { needs, TEST_POSTGRES_URL } from '../../services.js'
 
 /**
  * D46: the service's PostgreSQL connections are opened by noDelaySockets (TCP_NODELAY), through

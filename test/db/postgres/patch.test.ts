@@ -4,15 +4,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { TEST_POSTGRES_URL, needs } from '../services.js'
+import { TEST_POSTGRES_URL, needs } from '../../services.js'
 
 /**
  * D47: the patch of postgres.js (patches/, applied by `npm install`) is proven on the two faults
  * it guards, each reproduced deterministically against real PostgreSQL: once against the
  * installed (patched) driver, once against a copy with the patch taken out again.
  */
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const SCRIPT = fileURLToPath(new URL('_postgres-faults.mjs', import.meta.url))
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
+const SCRIPT = fileURLToPath(new URL('_faults.mjs', import.meta.url))
 const installed = join(ROOT, 'node_modules', 'postgres')
 const patchFile = readdirSync(join(ROOT, 'patches')).find((f) => f.startsWith('postgres+'))
 

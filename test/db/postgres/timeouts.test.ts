@@ -1,7 +1,7 @@
 import t from 'tap'
 import postgres from 'postgres'
-import { postgresOptions } from '../../src/db/client.js'
-import { TEST_POSTGRES_URL, needs } from '../services.js'
+import { postgresOptions } from '../../../src/db/postgres/options.js'
+import { TEST_POSTGRES_URL, needs } from '../../services.js'
 
 // D47: every connection the service opens carries the server-side bounds.
 t.test('[D47] statement, lock and idle-in-transaction timeouts on every connection', await needs('postgres'), async (t) => {

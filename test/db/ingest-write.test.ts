@@ -1,13 +1,13 @@
 import t from 'tap'
-import type { PriceRow } from '../../src/ingest/csv.js'
-import { countRows, cyclesOf } from '../../src/ingest/review.js'
-import { writeBatches, writeRows } from '../../src/ingest/write.js'
+import { cyclesOf, type PriceRow } from '../../src/domain/price-rows.js'
+import { countRows } from '../../src/db/ingest-dry-run.js'
+import { writeBatches } from '../../src/db/ingest-write.js'
 import { IngestRejected } from '../../src/domain/errors.js'
 import { cycleCsvBatches } from '../../src/ingest/csv.js'
 import { resetData, testDatabase } from '../helper.js'
-import { rowCount, storedRows } from '../fixtures/ingest.js'
+import { rowCount, storedRows, writeRows } from '../fixtures/ingest.js'
 
-/** writeRows without Fastify: the one write path of the route and `npm run seed`; countRows, the dry run's. */
+/** The ingest's write without Fastify (writeBatches, writeRows its one-piece form): the route's and `npm run seed`'s; countRows, the dry run's. */
 
 t.beforeEach(resetData)
 

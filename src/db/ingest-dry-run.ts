@@ -1,23 +1,14 @@
 import { sql } from 'drizzle-orm'
-import type { Cycle } from '../domain/cycle.js'
-import { rowsOf, type Database } from '../db/client.js'
-import type { PriceRow } from './csv.js'
-import { reviewCycles, type CycleReview, type StoredPrice } from './plausibility.js'
+import { rowsOf, type Database } from './client.js'
+import { cyclesOf, type IngestOutcome, type PriceRow, type StoredPrice } from '../domain/price-rows.js'
 
-/** The dry run (D40): what a file would do to fuel_prices; also the pieces the write shares. */
-
-export interface IngestOutcome {
-  /** D15: data rows of the file; inserted + updated + unchanged. */
-  recordsProcessed: number
-  inserted: number
-  /** Rows whose prices changed an existing (town, valid_from); their ids are kept. */
-  updated: number
-  unchanged: number
-  cycles: Cycle[]
-}
+/**
+ * The dry run's SQL: what a file would do to fuel_prices, and what its review compares it with;
+ * also the batching the write shares.
+ */
 
 export interface BatchOptions {
-  /** Rows per statement; each batch is one bind parameter (D14 parameter cap). */
+  /** Rows per statement; each batch is one bind parameter, so no file meets PostgreSQL's cap of 65,535 parameters. */
   batchSize?: number
 }
 
@@ -28,7 +19,7 @@ export interface Counts {
 
 const DEFAULT_BATCH_SIZE = 20_000
 
-// valid_to needs no comparison: the cycle rule (D8, a CHECK constraint) derives it from valid_from.
+// valid_to needs no comparison: the cycle rule (a CHECK constraint) derives it from valid_from.
 export const RECORD_COLUMNS = sql.raw('town text, valid_from date, valid_to date, super_petrol numeric, diesel numeric, kerosene numeric')
 
 /** What `writeBatches` would report, from one snapshot of the table, with nothing written. */
@@ -80,17 +71,11 @@ function recordsJson (rows: readonly PriceRow[]): string {
   })))
 }
 
-/** Distinct cycles, newest first (YYYY-MM-DD strings sort as dates). */
-export function cyclesOf (rows: readonly PriceRow[]): Cycle[] {
-  const byFrom = new Map<string, string>()
-  for (const row of rows) byFrom.set(row.validFrom, row.validTo)
-  return [...byFrom].sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0)).map(([validFrom, validTo]) => ({ validFrom, validTo }))
-}
-
-/** D40 plausibility review: each cycle of the file against the cycle stored before it. */
-export async function reviewRows (database: Database, rows: readonly PriceRow[], share: number): Promise<CycleReview[]> {
+/** What the dry run's plausibility review compares a file with: the stored records of the file's
+ * cycles and of the latest cycle stored before each. */
+export async function storedForReview (database: Database, rows: readonly PriceRow[]): Promise<StoredPrice[]> {
   const dates = JSON.stringify([...new Set(rows.map((r) => r.validFrom))])
-  const stored = rowsOf<StoredPrice>(await database.db.execute(sql`
+  return rowsOf<StoredPrice>(await database.db.execute(sql`
     SELECT valid_from::text AS "validFrom", town, super_petrol::text AS "superPetrol", diesel::text AS diesel, kerosene::text AS kerosene
     FROM fuel_prices
     WHERE valid_from IN (
@@ -98,5 +83,4 @@ export async function reviewRows (database: Database, rows: readonly PriceRow[],
       UNION
       SELECT (SELECT max(valid_from) FROM fuel_prices WHERE valid_from < d.value::date) FROM json_array_elements_text(${dates}::json) AS d
     )`))
-  return reviewCycles(rows, stored, share)
 }

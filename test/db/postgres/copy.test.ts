@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream'
 import t from 'tap'
-import { copyRows, transactionClientOf } from '../../src/db/copy.js'
-import type { PriceRow } from '../../src/ingest/csv.js'
-import { createPglite, pgliteDatabase } from '../../src/db/client.js'
-import { pgliteTemplate } from '../support/pglite-template.js'
+import { copyBatches, transactionClientOf } from '../../../src/db/postgres/copy.js'
+import type { PriceRow } from '../../../src/domain/price-rows.js'
+import { createPglite, pgliteDatabase } from '../../../src/db/client.js'
+import { pgliteTemplate } from '../../support/pglite-template.js'
 
 // The COPY path itself is tested on PostgreSQL, in test/postgres/copy.test.ts.
 const row = (town: string, superPetrol = '180.00'): PriceRow => ({
@@ -13,11 +13,11 @@ const row = (town: string, superPetrol = '180.00'): PriceRow => ({
 t.test('changed internals are reported, not worked around', async (t) => {
   t.throws(() => transactionClientOf({}), { message: 'drizzle-orm internals changed: a postgres-js transaction has no session.client (COPY needs it)' })
   const withoutReject = Object.assign(() => {}, { unsafe: () => ({ writable: async () => { throw new Error('not reached') } }) })
-  await t.rejects(copyRows(withoutReject as never, [row('Nairobi')]), {
+  await t.rejects(copyBatches(withoutReject as never, [[row('Nairobi')]]), {
     message: 'postgres.js internals changed: a query has no reject callback (a refused COPY would hang)'
   })
   const plainStream = Object.assign(() => {}, { unsafe: () => ({ reject: () => {}, writable: async () => new Writable({ write: (_c, _e, done) => { done() } }) }) })
-  await t.rejects(copyRows(plainStream as never, [row('Nairobi')]), {
+  await t.rejects(copyBatches(plainStream as never, [[row('Nairobi')]]), {
     message: 'postgres.js internals changed: a COPY stream has no _write, _final and _destroy'
   })
 })

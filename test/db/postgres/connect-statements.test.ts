@@ -1,7 +1,7 @@
 import postgres from 'postgres'
 import t from 'tap'
-import { postgresOptions } from '../../src/db/client.js'
-import { needs, TEST_POSTGRES_URL } from '../services.js'
+import { postgresOptions } from '../../../src/db/postgres/options.js'
+import { needs, TEST_POSTGRES_URL } from '../../services.js'
 
 /**
  * D56: a new connection of the service's pool sends nothing before the statement that opened it.
