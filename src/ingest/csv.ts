@@ -6,7 +6,7 @@ import type { PriceRow } from '../domain/price-rows.js'
 import { townFromCell } from '../domain/town-name.js'
 import { dateProblem, notUtf8, priceProblem, type DateFormat } from './csv-rejections.js'
 
-/** CSV of a pricing cycle → validated rows (spec 4.5, D4–D10, D12); every refusal an `IngestRejected`. */
+/** CSV of a pricing cycle → validated rows (spec 4.5); the whole file is accepted or refused, every refusal an `IngestRejected`. */
 
 type Field = 'validFrom' | 'validTo' | 'town' | 'superPetrol' | 'diesel' | 'kerosene'
 
@@ -19,7 +19,7 @@ type FieldValues = [validFrom: string, validTo: string, town: string, superPetro
 
 type ColumnName = (typeof CSV_COLUMNS)[number]
 
-/** D6: the canonical column order, with the names used in messages. */
+/** The canonical column order, with the names used in messages. */
 const FIELDS: ReadonlyArray<{ field: Field, display: ColumnName, kind: Kind }> = ([
   { field: 'validFrom', kind: 'date' },
   { field: 'validTo', kind: 'date' },
@@ -46,7 +46,7 @@ const NOT_UTF8 = 'Uploaded file is not valid UTF-8 text.'
 const NOT_ALNUM = /[^\p{L}\p{N}]/gu
 const DMY = /^(\d{2})-(\d{2})-(\d{4})$/
 const YMD = /^(\d{4})-(\d{2})-(\d{2})$/
-const PRICE = /^(-?)(\d+)(?:\.(\d{1,2})0*)?$/ // D5: zeros after two decimals lose nothing
+const PRICE = /^(-?)(\d+)(?:\.(\d{1,2})0*)?$/ // zeros after two decimals lose nothing
 const LINE_BREAKS = /\r\n?/g
 
 /** UTF-8 text; other bytes are refused, naming the encoding they seem to be in (D72). */
@@ -58,7 +58,7 @@ export function decodeCsv (bytes: Uint8Array): string {
   }
 }
 
-/** Spec 4.5 rules 1–3, D12 extra columns ignored; D48 a field named twice is refused. */
+/** Spec 4.5 rules 1–3: extra columns are ignored; a field named twice is refused, so no column is silently dropped (D48). */
 export function mapHeader (cells: readonly string[]): ColumnMap {
   const found = headerColumns(cells, true)
   if (found.size < FIELDS.length) {
@@ -72,7 +72,7 @@ export function mapHeader (cells: readonly string[]): ColumnMap {
   return columns
 }
 
-/** The header cells' columns by field; `strict`: a field named twice is refused (D48). */
+/** The header cells' columns by field; `strict`: a field named twice is refused. */
 function headerColumns (cells: readonly string[], strict: boolean): Map<Field, number> {
   const found = new Map<Field, number>()
   cells.forEach((cell, index) => {
@@ -93,7 +93,7 @@ const headerKey = (cell: string): string => cell.toLowerCase().replace(NOT_ALNUM
 /** A refused header lists at most this many of its cells. */
 const MAX_FOUND_COLUMNS = 32
 
-/** D7: the format a date cell is written in, judged by its shape; neither shape is an error. */
+/** The format a date cell is written in, judged by its shape; neither shape is an error. */
 export function detectDateFormat (raw: string): DateFormat {
   const cell = raw.trim()
   if (DMY.test(cell)) return 'DD-MM-YYYY'
@@ -101,7 +101,7 @@ export function detectDateFormat (raw: string): DateFormat {
   throw new IngestRejected(`Invalid date format: ${echoCell(raw)}`, undefined, dateProblem(raw, undefined, false))
 }
 
-/** D7 a date cell in the file's format → YYYY-MM-DD; the other format or no such day is refused. */
+/** A date cell in the file's format → YYYY-MM-DD; the other format or no such day is refused (D7). */
 export function parseDateCell (raw: string, format: DateFormat): string {
   const dayFirst = format === 'DD-MM-YYYY'
   const m = (dayFirst ? DMY : YMD).exec(raw.trim())
@@ -114,7 +114,7 @@ export function parseDateCell (raw: string, format: DateFormat): string {
   return isoDate(year, month, day)
 }
 
-/** D5 price cells: canonical two decimals by string arithmetic (nothing rounded), 0 < p ≤ 9999.99. */
+/** Price cells: canonical two decimals by string arithmetic, so nothing is rounded (D5); 0 < p ≤ 9999.99. */
 export function parsePriceCell (raw: string): string {
   if (isCanonicalPrice(raw)) return raw // the common cell, already as stored: no regex, no copy
   const m = PRICE.exec(raw.trim())
@@ -130,7 +130,7 @@ export function parsePriceCell (raw: string): string {
   return `${whole}.${cents}`
 }
 
-/** D5's canonical form, already as stored ('180.50'): checked by character code, 3 cells a row. */
+/** The canonical price form, already as stored ('180.50'): checked by character code, 3 cells a row. */
 function isCanonicalPrice (cell: string): boolean {
   const dot = cell.length - 3
   if (dot < 1 || dot > 4 || cell.charCodeAt(dot) !== 0x2e) return false
@@ -144,7 +144,7 @@ function isCanonicalPrice (cell: string): boolean {
   return true
 }
 
-/** D10 the first error in file order; D6 lines are physical (header = 1, blank lines count). */
+/** The first error in file order is the one reported; lines are physical (header = 1, blank lines count). */
 export function parseCycleCsv (text: string, window?: CycleWindow): PriceRow[] {
   const batches = [...cycleCsvBatches(text, Infinity, window)]
   return batches.length === 1 ? batches[0] as PriceRow[] : batches.flat()
@@ -155,7 +155,7 @@ export const BATCH_CHARS = 64 * 1024
 /** Papa's options for every file: one kind of line break (normalised first), RFC 4180 quotes. */
 export const PAPA_OPTIONS = { header: false, delimiter: ',', newline: '\n', quoteChar: '"', skipEmptyLines: false } as const
 
-/** D46 `parseCycleCsv` batch by batch; an error may follow yielded batches (the caller rolls back). */
+/** `parseCycleCsv` batch by batch, so parsing overlaps the write (D46); an error may follow yielded batches (the caller rolls back). */
 export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS, window?: CycleWindow): Generator<PriceRow[], void, undefined> {
   // One kind of line break (CRLF, CR or LF each end one physical line), so Papa needs no guessing.
   const input = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(LINE_BREAKS, '\n')
@@ -170,13 +170,13 @@ export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS, windo
     const rowLine = line
     line += quoted ? physicalLines(cells) : 1
     if (malformed) throw new IngestRejected(`Malformed quoted field on line ${rowLine}`, rowLine)
-    if (isBlank(cells)) return // D6: skipped, though its line still counts
+    if (isBlank(cells)) return // skipped, though its line still counts
     if (readRow === undefined) {
       readRow = rowReader(headerOf(cells, rowLine, input), window)
       headerFields = cells.length
       return
     }
-    // D48 a value past the header's columns would shift the prices; empty trailing ones are harmless.
+    // A value past the header's columns would shift the prices; empty trailing ones are harmless.
     if (cells.length > headerFields) {
       const fields = filledFields(cells)
       if (fields > headerFields) throw new IngestRejected(`Line ${rowLine} has ${fields} fields; the header has ${headerFields}`, rowLine)
@@ -184,7 +184,7 @@ export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS, windo
     try {
       rows.push(readRow(cells, rowLine))
     } catch (err) {
-      // D51 every row fault names its line, beside the message the contract words.
+      // Every row fault names its line, beside the message the contract words.
       if (err instanceof IngestRejected) err.line ??= rowLine
       throw err
     }
@@ -223,7 +223,7 @@ export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS, windo
   if (total === 0) throw new IngestRejected(NO_ROWS)
 }
 
-/** The file's columns from its header on `line`; refused, with the likely cause read from the first lines of `input` (D72). */
+/** The file's columns from its header on `line`; refused, with the likely cause read from the first lines of `input`. */
 function headerOf (cells: readonly string[], line: number, input: string): ColumnMap {
   try {
     return mapHeader(cells)
@@ -305,25 +305,25 @@ interface Column {
   kind: Kind
   index: number
   slot: number
-  /** D6: a blank cell is a missing value; a blank price is an invalid price instead (D5). */
+  /** A blank cell is a missing value; a blank price is an invalid price instead. */
   blankIsMissing: boolean
   read: (cell: string, line: number) => string
 }
 
-/** Rows against one file's header, with the file's date format (D7), rows seen (D9) and cell caches. */
+/** Rows against one file's header, with the file's date format, the rows seen and cell caches. */
 function rowReader (map: ColumnMap, window: CycleWindow | undefined): (cells: readonly string[], line: number) => PriceRow {
   let format: DateFormat | undefined
-  // Dense town ids make D9's check two array lookups instead of hashing a pair of strings per row.
+  // Dense town ids make the duplicate check two array lookups instead of hashing a pair of strings per row.
   const dates = new Map<string, string>() // raw cell → YYYY-MM-DD
-  const towns = new Map<string, Town>() // raw cell → D4 name and its id
-  const townIds = new Map<string, number>() // D4 name → id (several raw spellings share one)
-  const cycles = new Map<string, { validTo: string, lines: number[] }>() // valid_from → D8 ok'd valid_to, D9 line by town id
+  const towns = new Map<string, Town>() // raw cell → normalised name and its id
+  const townIds = new Map<string, number>() // normalised name → id (several raw spellings share one)
+  const cycles = new Map<string, { validTo: string, lines: number[] }>() // valid_from → its checked valid_to, and the line of each town id
   let townId = 0 // the id of the current row's town
 
   const readTown = (cell: string, line: number): string => {
     let town = towns.get(cell)
     if (town === undefined) {
-      const name = townFromCell(cell, line) // D4, D30
+      const name = townFromCell(cell, line) // normalised, or refused if not a plausible name
       let id = townIds.get(name)
       if (id === undefined) townIds.set(name, id = townIds.size)
       towns.set(cell, town = { name, id })
@@ -339,7 +339,7 @@ function rowReader (map: ColumnMap, window: CycleWindow | undefined): (cells: re
       if (cell === lastCell) return lastDate
       let date = dates.get(cell)
       if (date === undefined) {
-        format ??= detectDateFormat(cell) // D7: the first date cell fixes the format
+        format ??= detectDateFormat(cell) // the first date cell fixes the format
         dates.set(cell, date = parseDateCell(cell, format))
       }
       lastCell = cell
@@ -347,15 +347,15 @@ function rowReader (map: ColumnMap, window: CycleWindow | undefined): (cells: re
     }
   }
 
-  // D7/D10 cells are checked in the file's column order.
+  // Cells are checked in the file's column order.
   const columns: Column[] = FIELDS
     .map(({ field, display, kind }, slot) => ({ field, display, kind, index: map[field], slot, blankIsMissing: kind !== 'price', read: kind === 'date' ? dateReader() : kind === 'town' ? readTown : parsePriceCell }))
     .sort((a, b) => a.index - b.index)
   const values = ['', '', '', '', '', ''] // by slot, in FIELDS order
 
   return (cells, line) => {
-    // D10, within one row: (1) D6, the first missing cell in canonical order; (2) D7/D5/D30, cells
-    // left to right in the file's column order; (3) D8, the cycle; (4) D9, the duplicate.
+    // Within one row the first error is: (1) the first missing cell in canonical order; (2) a bad
+    // cell, left to right in the file's column order; (3) the cycle; (4) the duplicate (D10).
     for (let i = 0; i < 6; i++) {
       const column = columns[i] as Column
       if (isMissing(column, cells)) throw missingValue(columns, cells, line)
@@ -367,7 +367,7 @@ function rowReader (map: ColumnMap, window: CycleWindow | undefined): (cells: re
         values[column.slot] = column.read(cells[column.index] as string, line)
       }
     } catch (err) {
-      // Every cell fault names its column beside its line (D72).
+      // Every cell fault names its column beside its line.
       if (err instanceof IngestRejected) err.fields.column = (columns[i] as Column).display
       throw err
     }
@@ -399,12 +399,12 @@ function isMissing (column: Column, cells: readonly string[]): boolean {
   return cell === undefined || (column.blankIsMissing && isBlankCell(cell))
 }
 
-/** D8's refusal, quoting the row's dates as written; `why` names the window when that is the reason. */
+/** A row that is not a real cycle, quoting its dates as written; `why` names the window when that is the reason. */
 function invalidCycle (cells: readonly string[], map: ColumnMap, line: number, why: string): IngestRejected {
   return new IngestRejected(`Invalid pricing cycle on line ${line}: From ${cells[map.validFrom] as string} To ${cells[map.validTo] as string}${why}`)
 }
 
-/** D6: of a row's missing cells, the one named first in canonical order. */
+/** Of a row's missing cells, the one named first in canonical order. */
 function missingValue (columns: readonly Column[], cells: readonly string[], line: number): IngestRejected {
   const first = columns.filter((column) => isMissing(column, cells)).sort((a, b) => a.slot - b.slot)[0] as Column
   return new IngestRejected(`Missing value for ${first.display} on line ${line}`, undefined, { column: first.display })
@@ -416,7 +416,7 @@ function isBlankCell (cell: string): boolean {
   return !(first > 0x20 && first < 0x7f) && cell.trim() === ''
 }
 
-/** D6 a row of white space only (`,,,` a spreadsheet leaves) is a blank line. */
+/** A row of white space only (`,,,` a spreadsheet leaves) is a blank line. */
 function isBlank (cells: readonly string[]): boolean {
   for (const cell of cells) if (!isBlankCell(cell)) return false
   return true
