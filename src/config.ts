@@ -1,7 +1,7 @@
 import { OptionalKind, Type, type StaticDecode, type TSchema } from '@sinclair/typebox'
 import { TransformDecodeError, Value } from '@sinclair/typebox/value'
 
-/** The production web origins and the local development origin (D24). */
+/** The production web origins and the local development origin. */
 export const DEFAULT_CORS_ORIGINS = [
   'https://fuelkenya.com',
   'https://www.fuelkenya.com',
@@ -148,7 +148,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
   const env = Value.Convert(EnvSchema, Value.Default(EnvSchema, raw)) as Record<string, unknown>
   const firstError = Value.Errors(EnvSchema, env).First()
   if (firstError !== undefined) {
-    // An invalid setting says what it allows (D49).
+    // An invalid setting says what it allows.
     const name = firstError.path.replace(/^\//, '')
     const schema = (SETTINGS as Record<string, TSchema>)[name]
     const allowed = schema === undefined ? undefined : allowedText(schema)
@@ -196,7 +196,7 @@ function parseOrigins (value: string): string[] {
   return origins
 }
 
-/** Fastify's trustProxy (D23): `true`, `false`, a hop count, or a list of addresses/CIDRs. */
+/** Fastify's trustProxy: `true`, `false`, a hop count, or a list of addresses/CIDRs. */
 function parseTrustProxy (value: string): boolean | number | string[] {
   const v = value.trim().toLowerCase()
   if (v === 'true') return true

@@ -8,13 +8,13 @@ interface BearerAuthOptions {
   token: string | undefined
   detail: string
   headers?: Record<string, string>
-  /** D65: the allowance of wrong tokens shared by every protected route. */
+  /** The allowance of wrong tokens shared by every protected route. */
   failures: FailedTokenBudget
 }
 
 const sha256 = (value: string): Buffer => createHash('sha256').update(value).digest()
 
-/** D13 token checked first, before the body is read; SHA-256 digests keep it constant-time. */
+/** The token is checked first, before the body is read (D13); SHA-256 digests keep it constant-time. */
 export function bearerAuth (options: BearerAuthOptions): (request: FastifyRequest) => Promise<void> {
   const expected = options.token === undefined ? undefined : sha256(options.token)
   const headers = { 'www-authenticate': 'Bearer', ...options.headers }

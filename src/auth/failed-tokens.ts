@@ -15,8 +15,8 @@ interface FailedTokenBudgetOptions {
 }
 
 /**
- * D65: wrong bearer tokens of every client together, whatever address each claims, share one
- * allowance per process (the D22 sliding log under a single key); past it a wrong token answers
+ * Wrong bearer tokens of every client together, whatever address each claims, share one
+ * allowance per process (the rate limit's sliding log under a single key, D65); past it a wrong token answers
  * 429 while the right one is never counted, so guessing is bounded and the admin is not locked out.
  */
 export class FailedTokenBudget {

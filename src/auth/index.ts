@@ -4,7 +4,7 @@ import { FailedTokenBudget } from './failed-tokens.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** D65: the one allowance of wrong bearer tokens that every protected route spends. */
+    /** The one allowance of wrong bearer tokens that every protected route spends. */
     failedTokens: FailedTokenBudget
   }
 }

@@ -24,12 +24,12 @@ async function errors (app: FastifyInstance, options: ErrorsOptions): Promise<vo
     if (error instanceof HttpError) {
       // A 5xx's cause goes into its one access line.
       if (error.statusCode >= 500) recordFailure(request, error.cause ?? error)
-      // An upload's refusal also says where and how to fix it, beside the same `detail` (D72).
+      // An upload's refusal also says where and how to fix it, beside the same `detail`.
       void reply.headers(error.headers).code(error.statusCode).send(error instanceof IngestRejected ? error.body() : { detail: error.detail })
       return
     }
     if (error.validation !== undefined) {
-      // A 422 shaped as pydantic v1's, every failing parameter listed (D20).
+      // A 422 shaped as pydantic v1's, every failing parameter listed.
       void reply.code(422).send({ detail: toValidationItems(error.validation, error.validationContext ?? 'querystring') })
       return
     }

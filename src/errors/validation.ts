@@ -61,7 +61,7 @@ function describe (error: FastifySchemaValidationError): { msg: string, type: st
   }
 }
 
-/** Ajv lets `Infinity` pass as an integer, so these parameters are checked again after validation (D48). */
+/** Ajv lets `Infinity` pass as an integer, so these parameters are checked again after validation. */
 export function finiteIntegers (...names: string[]): preHandlerHookHandler {
   return (request, reply, done) => {
     const query = request.query as Record<string, unknown>

@@ -1,7 +1,7 @@
 import { FUELS } from '../domain/fuels.js'
 import type { CycleSummary } from '../generated/openapi.js'
 
-/** D41 Atom feed (RFC 4287): entry links relative, the `self` link absolute (D52). */
+/** The cycles' Atom feed (RFC 4287): entry links relative, the `self` link absolute (D52). */
 
 export const ATOM_CONTENT_TYPE = 'application/atom+xml; charset=utf-8'
 
@@ -14,7 +14,7 @@ const entryId = (validFrom: string): string => `${FEED_ID}/${validFrom}`
 /** A cycle's time in the feed: when it was first published, or midnight in Kenya of its first day. */
 const updatedOf = (cycle: CycleSummary): string => cycle.published_at ?? `${cycle.valid_from}T00:00:00+03:00`
 
-/** `origin`: `https://host[:port]` of the feed's own URL (D52); '' leaves `self` relative. */
+/** `origin`: `https://host[:port]` of the feed's own URL; '' leaves `self` relative. */
 export function atomFeed (cycles: readonly CycleSummary[], origin: string): string {
   // The feed changes when a cycle is published; with none, a fixed instant keeps it stable.
   const updated = cycles.map(updatedOf).sort().pop() ?? '1970-01-01T00:00:00Z'

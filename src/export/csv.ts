@@ -4,12 +4,12 @@ import { disarmFormula, looksLikeFormula } from './formula-guard.js'
 
 export { CSV_HEADER }
 
-// An export uploads back unchanged (spec 4.5): D7 dates, D5 prices, RFC 4180 quoting, CRLF.
+// An export uploads back unchanged (spec 4.5): dates and prices as the ingest reads them, RFC 4180 quoting, CRLF.
 const CSV_LINE_END = '\r\n'
 
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8'
 
-/** `2026-10-15` → `15-10-2026` (D7: the first format the ingest accepts). */
+/** `2026-10-15` → `15-10-2026` (the first format the ingest accepts). */
 export function csvDate (isoDate: string): string {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(isoDate)
   if (m === null) throw new Error(`not an ISO date: ${isoDate}`)
@@ -22,7 +22,7 @@ export function csvPrice (price: number): string {
   return price.toFixed(2)
 }
 
-/** RFC 4180 quoting (edge white space too) and the D31 formula guard. */
+/** RFC 4180 quoting (edge white space too) and the formula guard. */
 export function csvField (value: string): string {
   if (looksLikeFormula(value)) return `"${disarmFormula(value).replaceAll('"', '""')}"`
   if (!/[",\r\n]|^\s|\s$/.test(value)) return value

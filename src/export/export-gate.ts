@@ -3,7 +3,7 @@ import { HttpError } from '../http-server/http-error.js'
 
 export const EXPORTS_BUSY = 'Too many CSV exports are running. Try again later.'
 
-/** D63: seconds a client refused by the cap is asked to wait; an export usually takes a few. */
+/** Seconds a client refused by the cap is asked to wait; an export usually takes a few. */
 export const EXPORTS_BUSY_RETRY_AFTER_SECONDS = 5
 
 export interface ExportLimits {
@@ -14,7 +14,7 @@ export interface ExportLimits {
 }
 
 /**
- * D63: CSV exports are bounded per process: at most `maxConcurrent` at once (then 503 with
+ * CSV exports are bounded per process (D63): at most `maxConcurrent` at once (then 503 with
  * Retry-After), and one whose client stops reading is dropped after `idleMs`, its memory and
  * its slot freed.
  */

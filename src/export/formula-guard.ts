@@ -1,4 +1,4 @@
-/** D31 CSV exports cannot run as formulas (OWASP): such a cell gets a leading apostrophe. */
+/** CSV exports cannot run as formulas (OWASP): such a cell gets a leading apostrophe. */
 const FORMULA_START = /^[=+\-@\t\r]/
 
 export function looksLikeFormula (cell: string): boolean {

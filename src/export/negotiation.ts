@@ -1,4 +1,4 @@
-/** D43: does `Accept` prefer `text/csv` over JSON (RFC 9110 12.5.1)? A tie keeps JSON unless CSV is named. */
+/** Does `Accept` prefer `text/csv` over JSON (RFC 9110 12.5.1)? A tie keeps JSON unless CSV is named. */
 export function prefersCsv (accept: string | undefined): boolean {
   if (accept === undefined || accept.trim() === '') return false
   const csv = quality(accept, 'text', 'csv')

@@ -78,7 +78,7 @@ function isWindows1252 (bytes: Uint8Array): boolean {
   return true
 }
 
-/** The physical line (from 1) holding byte `offset`: CRLF, CR and LF each end a line (D6). */
+/** The physical line (from 1) holding byte `offset`: CRLF, CR and LF each end a line. */
 function lineAt (bytes: Uint8Array, offset: number): number {
   let line = 1
   for (let i = 0; i < offset; i++) {
@@ -91,7 +91,7 @@ const EXAMPLE: Record<DateFormat, string> = { 'DD-MM-YYYY': '15-01-2026', 'YYYY-
 
 /**
  * A date cell refused in a file whose dates are `format` (undefined: the first date cell, which
- * fixes it; D7); `inFormat`: the cell has the format's shape, but names no real day.
+ * fixes it); `inFormat`: the cell has the format's shape, but names no real day.
  */
 export function dateProblem (raw: string, format: DateFormat | undefined, inFormat: boolean): RejectionFields {
   if (format !== undefined && inFormat) {
@@ -116,7 +116,7 @@ function dateShape (cell: string): string {
   return 'not a date in either format'
 }
 
-/** Why a price cell is not a plain decimal (D5), in the order the rules are most often broken. */
+/** Why a price cell is not a plain decimal, in the order the rules are most often broken. */
 export function priceProblem (raw: string): RejectionFields {
   const cell = raw.trim()
   const problem = priceRule(cell)

@@ -7,7 +7,7 @@ import type { CycleWarning } from '../generated/openapi.js'
  * is in force. Pure; never a reason to refuse an upload.
  */
 
-/** A cycle as the dry run reviewed it (D40). */
+/** A cycle as the dry run reviewed it. */
 export interface ReviewedCycle {
   validFrom: string
   previousValidFrom: string | null

@@ -5,20 +5,20 @@ import { echoCell } from '../domain/errors.js'
 import { HttpError } from '../http-server/http-error.js'
 
 const NOT_CSV = 'Uploaded file must be a CSV file.'
-/** D48 hostile input: a common file-system limit on names. */
+/** A common file-system limit on names, so a hostile name is refused rather than stored. */
 const MAX_FILENAME_CHARS = 255
 const FILENAME_TOO_LONG = `Uploaded file name is longer than ${MAX_FILENAME_CHARS} characters.`
 const MALFORMED_MULTIPART = 'Malformed multipart/form-data body.'
 const ONE_FILE_ONLY = 'Upload exactly one file, in the form field "file".'
 const TOO_MANY_PARTS = 'Multipart body has too many parts.'
 
-/** Spec 4.5: the accepted media types, compared without parameters, case-insensitively (D12). */
+/** Spec 4.5: the accepted media types, compared without parameters, case-insensitively. */
 const CSV_MEDIA_TYPES = new Set(['text/csv', 'application/vnd.ms-excel', 'application/octet-stream'])
 
-/** D11: the FastAPI/pydantic-v1 answer for a missing `file` form field. */
+/** The FastAPI/pydantic-v1 answer for a missing `file` form field (D11). */
 const fileMissing = (): HttpError => new HttpError(422, [{ loc: ['body', 'file'], msg: 'field required', type: 'value_error.missing' }])
 
-/** D12 size limit; the rest of the body is drained after the answer (D29, D48 bounds). */
+/** The upload size limit; the rest of the body is drained after the answer, within bounds, so the client reads the 413 (D29). */
 const tooLarge = (maxBytes: number): HttpError =>
   new HttpError(413, `Uploaded file exceeds the ${formatByteSize(maxBytes)} limit.`)
 
@@ -34,7 +34,7 @@ export function formatByteSize (bytes: number): string {
 
 /**
  * RFC 9110 8.4: a compressed upload is refused by name (415, with the one coding accepted) before
- * its body is read, rather than parsed as a broken multipart body (D66).
+ * its body is read, rather than parsed as a broken multipart body.
  */
 export function contentEncodingError (request: FastifyRequest): HttpError | undefined {
   const value = request.headers['content-encoding']
@@ -44,12 +44,12 @@ export function contentEncodingError (request: FastifyRequest): HttpError | unde
   return new HttpError(415, `Content-Encoding ${echoCell(codings.join(', '))} is not supported: upload the file uncompressed.`, { 'accept-encoding': 'identity' })
 }
 
-/** Other bodies than multipart are drained, so the handler answers D11's 422 rather than 415. */
+/** Other bodies than multipart are drained, so the handler answers the missing-file 422 rather than 415. */
 export async function acceptUploads (app: FastifyInstance, maxBytes: number): Promise<void> {
   app.removeAllContentTypeParsers()
   await app.register(multipart, {
     limits: {
-      fileSize: maxBytes, // D12: busboy stops buffering here and the upload is refused, never cut
+      fileSize: maxBytes, // busboy stops buffering here and the upload is refused, never cut
       files: 1,
       fields: 16,
       parts: 32,
@@ -63,7 +63,7 @@ export async function acceptUploads (app: FastifyInstance, maxBytes: number): Pr
       done(tooLarge(maxBytes))
       return
     }
-    // Discard as it arrives (constant memory); a body above the upload limit stops here (D12).
+    // Discard as it arrives (constant memory); a body above the upload limit stops here.
     let seen = 0
     const onData = (chunk: Buffer): void => {
       seen += chunk.length
@@ -83,7 +83,7 @@ export async function acceptUploads (app: FastifyInstance, maxBytes: number): Pr
 
 /** Other parts, and a refused file, are read and discarded, never left on the connection. */
 export async function readCsvUpload (request: FastifyRequest, maxBytes: number): Promise<Buffer> {
-  if (!request.isMultipart()) throw fileMissing() // D11
+  if (!request.isMultipart()) throw fileMissing()
   if (Number(request.headers['content-length']) > maxBytes + MULTIPART_ALLOWANCE_BYTES) throw tooLarge(maxBytes)
   let upload: Buffer | undefined
   let notCsv = false
@@ -94,14 +94,14 @@ export async function readCsvUpload (request: FastifyRequest, maxBytes: number):
         part.file.resume()
         await finished(part.file)
       } else if ((part.filename ?? '').length > MAX_FILENAME_CHARS) {
-        // D48: past ~80 KB busboy drops a part's type, so the name's limit answers, not a wrong type.
+        // Past ~80 KB busboy drops a part's type, so the name's limit answers, not a wrong type.
         throw new HttpError(400, FILENAME_TOO_LONG)
       } else if (!CSV_MEDIA_TYPES.has(mediaType(part.mimetype))) {
         notCsv = true
         part.file.resume()
         await finished(part.file)
       } else {
-        upload = await part.toBuffer() // throws on a file above `fileSize` (D12)
+        upload = await part.toBuffer() // throws on a file above `fileSize`
       }
     }
   } catch (err) {
@@ -109,7 +109,7 @@ export async function readCsvUpload (request: FastifyRequest, maxBytes: number):
     throw uploadError(err, maxBytes)
   }
   if (notCsv) throw new HttpError(415, NOT_CSV)
-  if (upload === undefined) throw fileMissing() // D11
+  if (upload === undefined) throw fileMissing()
   return upload
 }
 

@@ -7,7 +7,7 @@ interface LevelCheck { isLevelEnabled: (level: string) => boolean }
 
 const failures = new WeakMap<FastifyRequest, unknown>()
 
-/** The cause of a 5xx the error handler answered, for the request's one access line (D61). */
+/** The cause of a 5xx the error handler answered, for the request's one access line. */
 export function recordFailure (request: FastifyRequest, cause: unknown): void {
   failures.set(request, cause)
 }

@@ -1,6 +1,6 @@
 import { DrizzleQueryError } from 'drizzle-orm'
 
-/** What a log line says of an error: never a query's text or its bind parameters (D61). */
+/** What a log line says of an error: never a query's text or its bind parameters. */
 export interface ErrorFields {
   type: string
   message: string

@@ -63,7 +63,7 @@ const startedAtTerminal = [0, 1, 2].filter((fd) => isatty(fd))
 /**
  * Points stdin, stdout and stderr at /dev/null where they were a terminal that has since hung up.
  * Call it as the process exits: Node 20 restores a terminal's settings at exit and aborts when the
- * terminal answers EIO, and that abort never ends (D60); Node skips a descriptor that is now
+ * terminal answers EIO, and that abort never ends; Node skips a descriptor that is now
  * another file. Reopened at once, so no descriptor another thread opens meanwhile takes the number
  * (libuv aborts when it later closes a descriptor of 0, 1 or 2).
  */

@@ -18,7 +18,7 @@ interface Open {
 }
 
 /**
- * D61: the first line of a failure is written; the same failure again (same level, message,
+ * The first line of a failure is written; the same failure again (same level, message,
  * status and cause) within the window is counted, and one line with the count closes the window.
  * An outage at thousands of requests a second writes one line per failure per window.
  */

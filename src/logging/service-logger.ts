@@ -7,7 +7,7 @@ import { RepeatedFailures } from './repeated-failures.js'
 /** pino's options, with the destination stream Fastify's `logger` option also accepted; false for none. */
 export type LoggerSetting = boolean | (LoggerOptions & {
   stream?: DestinationStream | NodeJS.WritableStream
-  /** How long repeats of one failure are counted before one line says how many (D61). */
+  /** How long repeats of one failure are counted before one line says how many. */
   repeatWindowMs?: number
 }) | undefined
 
@@ -22,7 +22,7 @@ const serializers = {
     remotePort: request.socket.remotePort
   }),
   res: (reply: FastifyReply) => ({ statusCode: reply.statusCode }),
-  err: errorFields // D61: the driver's message and code, never a query or its parameters
+  err: errorFields // the driver's message and code, never a query or its parameters
 }
 
 const repeats = new WeakMap<Logger, RepeatedFailures>()
