@@ -50,7 +50,7 @@ export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie']
 /** Fastify's options; `log` is the service's own logger, which Fastify's stays off for. */
 function serverOptions (config: Config, log?: Logger): FastifyServerOptions {
   return {
-    // Which address is the client's (D23); a hop count works at run time though Fastify's typings omit it.
+    // Which address is the client's; a hop count works at run time though Fastify's typings omit it.
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     requestIdHeader: 'x-request-id',
     // Fastify's own request lines off: one access line, only for failures and slow answers, is
@@ -60,7 +60,7 @@ function serverOptions (config: Config, log?: Logger): FastifyServerOptions {
     return503OnClosing: false,
     // PGlite's first start can outlast Fastify's 10 s default for a plugin.
     pluginTimeout: PLUGIN_TIMEOUT_MS,
-    ...timeoutServerOptions(config), // connection timeouts (D32)
+    ...timeoutServerOptions(config), // bounds on slow clients, so none holds a connection forever
     clientErrorHandler, // node:http's own 400, 408 and 431 in the error envelope
     // A path that is not valid percent-encoding is refused in the envelope, like any 400.
     frameworkErrors: (error, _request, reply) => {
@@ -96,7 +96,7 @@ export function loggerOptions (config: Config, logger: LoggerSetting): LoggerSet
 }
 
 /** Routes outside the contract that are never rate limited: the way in, the docs UI, the metrics scrape.
- * Contract operations say it themselves (health and the document, D22). */
+ * Contract operations say it themselves (health and the document). */
 const UNLIMITED_PATHS = ['/', `${DOCS_PREFIX}/*`, METRICS_PATH]
 
 export interface ServicePlugin {
@@ -146,7 +146,7 @@ const serviceApp: FastifyPluginAsync<ServiceOptions> = async (app, options) => {
     await app.register(plugin, pluginOptions ?? {})
   }
   if (options.config.ingestToken === undefined) {
-    // Open writes are for local development only: said at every start (D13).
+    // Open writes are for local development only: said at every start.
     app.log.warn('INGEST_TOKEN is not set: POST /v1/ingest/csv and DELETE /v1/cycles/{valid_from} accept every request without authorisation')
   }
 }

@@ -12,13 +12,13 @@ import { startupErrorLine, type StartupContext } from './startup-errors.js'
 /** close-with-grace's own timer ends a slow shutdown this long before the hard deadline does (D60). */
 const HARD_DEADLINE_LEAD_MS = 1000
 
-/** D33: a failed start is one line on stderr and exit code 1, never a stack or a JSON log. */
+/** A failed start is one line on stderr and exit code 1, never a stack or a JSON log. */
 function cannotStart (err: unknown, context: StartupContext): never {
   process.stderr.write(`${startupErrorLine(err, context)}\n`)
   process.exit(1)
 }
 
-/** D35: `.env` in the working directory fills in what the environment does not already set. */
+/** `.env` in the working directory fills in what the environment does not already set. */
 function loadDotEnv (): void {
   try {
     process.loadEnvFile('.env')
@@ -42,7 +42,7 @@ try {
   cannotStart(err, config)
 }
 
-// SIGTERM/SIGINT/SIGHUP: in-flight requests finish (D47: up to REQUEST_TIMEOUT_MS plus closing the
+// SIGTERM/SIGINT/SIGHUP: in-flight requests finish (up to REQUEST_TIMEOUT_MS plus closing the
 // pools), and a lost terminal (SIGHUP) is a shutdown like any other (D60); close-with-grace's own
 // lines go through the app's logger, so every line is JSON.
 const graceMs = shutdownDelayMs(config)
@@ -59,7 +59,7 @@ closeWithGrace({
 })
 process.once('exit', releaseLostTerminal)
 
-const listening = startLine() // D50: shown at every LOG_LEVEL
+const listening = startLine() // shown at every LOG_LEVEL
 try {
   await app.listen({ port: config.port, host: config.host, listenTextResolver: listening.listenTextResolver })
 } catch (err) {

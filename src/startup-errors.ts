@@ -3,7 +3,7 @@ import { DataDirInUseError, DataDirUnwritableError } from './db/data-dir-lock.js
 
 export type StartupContext = Pick<Config, 'host' | 'port' | 'databaseUrl' | 'dataDir'>
 
-/** D33 start-up failures: each plugin may take this long, as a first PGlite start runs initdb. */
+/** Each plugin may take this long at start, as a first PGlite start runs initdb. */
 export const PLUGIN_TIMEOUT_MS = 120_000
 
 interface ErrorFields extends NodeJS.ErrnoException {
@@ -12,7 +12,7 @@ interface ErrorFields extends NodeJS.ErrnoException {
   severity?: string
 }
 
-/** D33 start-up failures: one `Cannot start:` line naming the setting to fix, no stack or JSON. */
+/** A failed start is one `Cannot start:` line naming the setting to fix, no stack or JSON. */
 export function startupErrorLine (err: unknown, context: StartupContext): string {
   if (err instanceof ConfigError) return err.message
   const chain = causes(err)

@@ -9,7 +9,7 @@ export const ADMIN_PAGE_DIR = join(projectRoot(), 'dist', 'admin')
 
 export const ADMIN_PATH = '/admin'
 
-/** D55 admin page: this origin only, no inline script, no framing, nothing in a Referer. */
+/** The admin page: this origin only, no inline script, no framing, nothing in a Referer. */
 export const ADMIN_HEADERS = {
   'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',

@@ -37,7 +37,7 @@ export interface DatabaseOptions {
 export async function openDatabase (options: DatabaseOptions): Promise<Database> {
   if (options.url !== undefined) return postgresDatabase(postgres(options.url, postgresOptions(options)), options.schema)
   const dataDir = options.dataDir ?? 'memory://'
-  // One process at a time on a data directory: PGlite takes no lock of its own (D33).
+  // One process at a time on a data directory: PGlite takes no lock of its own.
   const lock = dataDir.includes('://') ? undefined : lockDataDir(dataDir)
   try {
     const database = await pgliteDatabase(await createPglite(dataDir))

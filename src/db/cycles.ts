@@ -124,7 +124,7 @@ export interface WithdrawnCycle {
   rowsRemoved: number
 }
 
-/** A withdrawal waits for its turn behind an ingest as long as an ingest waits (D64). */
+/** A withdrawal waits for its turn behind an ingest as long as an ingest waits. */
 export const WITHDRAW_LOCK_WAIT_MS = INGEST_STATEMENT_TIMEOUT_MS
 
 /** The ingest lock was not free within the wait; nothing was written. */

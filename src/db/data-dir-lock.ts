@@ -23,7 +23,7 @@ export interface DataDirLock {
   release: () => void
 }
 
-/** A pid lock file in DATA_DIR, since PGlite takes no lock of its own; a dead holder's lock is taken over (D33). */
+/** A pid lock file in DATA_DIR, since PGlite takes no lock of its own; a dead holder's lock is taken over. */
 export function lockDataDir (dataDir: string): DataDirLock {
   const path = join(dataDir, LOCK_FILE)
   writable(dataDir, () => mkdirSync(dataDir, { recursive: true }))

@@ -12,7 +12,7 @@ export interface WriteOptions extends BatchOptions {
 }
 
 /**
- * The ingest's write: one transaction, all rows or none, one ingest at a time (D14). Batches are
+ * The ingest's write: one transaction, all rows or none, one ingest at a time. Batches are
  * written as they are read, so on PostgreSQL each goes to COPY while the next is parsed (D46); an
  * error thrown by `batches` rolls back what was written. The rows never repeat a (town,
  * valid_from): the CSV reader refuses such a file.

@@ -22,7 +22,7 @@ interface PriceStreamFilter extends Omit<PriceFilter, 'limit'> {
 /** Rows per query of an export: one round trip per batch, one batch in memory at a time. */
 const EXPORT_BATCH_SIZE = 1000
 
-// Towns are ordered by lower(town) compared byte-wise (D3), as `townKey` does in JavaScript.
+// Towns are ordered by lower(town) compared byte-wise, as `townKey` does in JavaScript.
 const townOrderKey = townOrder(fuelPrices.town)
 /** The same key of a query's own unqualified `town`. */
 const bareTownOrder = townOrder(sql.raw('town'))
@@ -136,12 +136,12 @@ export class PricesRepository {
     return await this.townsStatement.execute()
   }
 
-  /** Spec 4.5 rule 6: the D14 one-transaction upsert, batch by batch as read (D46). */
+  /** Spec 4.5 rule 6: the upsert in one transaction, batch by batch as read (D46). */
   async ingest (batches: Iterable<readonly PriceRow[]>, options?: WriteOptions): Promise<IngestOutcome> {
     return await writeBatches(this.database, batches, options)
   }
 
-  /** D40: what `ingest` would report for the rows, with nothing written (the dry run). */
+  /** What `ingest` would report for the rows, with nothing written (the dry run). */
   async count (rows: readonly PriceRow[]): Promise<IngestOutcome> {
     return await countRows(this.database, rows)
   }

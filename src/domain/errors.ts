@@ -1,10 +1,10 @@
 import type { CsvRejection } from '../generated/openapi.js'
 import { HttpError } from '../http-server/http-error.js'
 
-/** What an upload's 400 may say beside `detail` and `line`: where, why and how to fix it (D72). */
+/** What an upload's 400 may say beside `detail` and `line`: where, why and how to fix it. */
 export type RejectionFields = Omit<CsvRejection, 'detail' | 'line'>
 
-/** A 400 raised by CSV ingest validation (spec 4.5, D5–D10); `line`: the row it is about (D51). */
+/** A 400 raised by CSV ingest validation (spec 4.5); `line`: the row it is about. */
 export class IngestRejected extends HttpError {
   line: number | undefined
   /** Filled in as the error travels out: the cell's reader knows the rule, the row reader the column. */
@@ -23,7 +23,7 @@ export class IngestRejected extends HttpError {
   }
 }
 
-/** D48: a refused cell is repeated in a message up to this many characters. */
+/** A refused cell is repeated in a message up to this many characters. */
 export const ECHO_MAX_CHARS = 100
 
 /** Cut at ECHO_MAX_CHARS, never inside a surrogate pair. */

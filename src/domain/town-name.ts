@@ -1,22 +1,22 @@
 import { IngestRejected, echoCell } from './errors.js'
 import { normalizeTown } from './town.js'
 
-/** D30 what a town name may be, judged after D4 normalisation: 1–64 code points, a letter first. */
+/** What a town name may be, judged after normalisation: 1–64 code points, a letter first (D30). */
 export const TOWN_NAME_MAX_LENGTH = 64
 
 const TOWN_NAME = new RegExp(`^\\p{L}[\\p{L}\\p{M}\\p{Nd} '.()-]{0,${TOWN_NAME_MAX_LENGTH - 1}}$`, 'u')
 
 const LINE_BREAK = /[\n\r\u2028\u2029]/
 
-/** Is this (already D4-normalised) name an acceptable town name (D30)? */
+/** Is this (already normalised) name an acceptable town name? */
 export function isValidTownName (name: string): boolean {
   return TOWN_NAME.test(name)
 }
 
-/** A town cell → its D4 name, or the D30 400 naming the line and the cell. */
+/** A town cell → its normalised name, or a 400 naming the line and the cell. */
 export function townFromCell (raw: string, line: number): string {
   const town = normalizeTown(raw)
-  // D48: a line break inside a quoted cell is a broken row, not white space of a name.
+  // A line break inside a quoted cell is a broken row, not white space of a name.
   if (!isValidTownName(town) || LINE_BREAK.test(raw)) throw new IngestRejected(`Invalid town name on line ${line}: ${echoCell(raw)}`)
   return town
 }

@@ -1,11 +1,11 @@
 /**
  * Apostrophes that spreadsheets' autocorrect and other keyboards type for `'`: right and left
  * single quotation marks, the reversed-9 quotation mark, the modifier letter apostrophe, the prime
- * and the fullwidth apostrophe. Each is read as `'`, so `Murang’a` is `Murang'a` (D4).
+ * and the fullwidth apostrophe. Each is read as `'`, so `Murang’a` is `Murang'a`.
  */
 const TYPOGRAPHIC_APOSTROPHES = /[\u2019\u2018\u201b\u02bc\u2032\uff07]/g
 
-/** D4 town normalisation, giving the one canonical form of D48 (NFC, idempotent). */
+/** Town normalisation: one canonical form per town, so one town is one town (D4; NFC, idempotent). */
 export function normalizeTown (raw: string): string {
   return collapseWhitespace(raw.normalize('NFC').replace(TYPOGRAPHIC_APOSTROPHES, "'"))
     .split(/([ -])/)
@@ -20,7 +20,7 @@ function collapseWhitespace (raw: string): string {
 
 const LETTER = /\p{L}/u
 
-/** Lower-cased with its first letter upper-cased, unless that becomes several letters (D48: `ß`, `ﬁ`). */
+/** Lower-cased with its first letter upper-cased, unless that becomes several letters (`ß`, `ﬁ`). */
 function titleWord (word: string): string {
   const lower = word.toLowerCase()
   const at = lower.search(LETTER)
@@ -30,13 +30,13 @@ function titleWord (word: string): string {
   return upper.length === first.length ? lower.slice(0, at) + upper + lower.slice(at + first.length) : lower
 }
 
-/** D21: empty means absent; otherwise the D4 canonical form, also the D48 read-cache key. */
+/** Empty means absent; otherwise the canonical form, which is also the read-cache key. */
 export function townFilter (raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined
   return collapseWhitespace(raw) === '' ? undefined : normalizeTown(raw)
 }
 
-/** Town order (D3) in JavaScript: the key src/db/schema.ts's `townOrder` gives the database, `lower(town) COLLATE "C"`. */
+/** Town order in JavaScript: the key src/db/schema.ts's `townOrder` gives the database, `lower(town) COLLATE "C"`. */
 export function townKey (town: string): string {
   return town.toLowerCase()
 }

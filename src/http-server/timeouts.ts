@@ -2,7 +2,7 @@ import type { ServerOptions } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { announcesBody } from './early-answer.js'
 
-/** Connection timeouts (their values and reasons: D32). */
+/** Connection timeouts: a slow or idle client cannot hold a connection forever (D32). */
 interface ConnectionTimeouts {
   headersTimeoutMs: number
   requestTimeoutMs: number

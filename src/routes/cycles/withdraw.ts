@@ -37,7 +37,7 @@ const withdraw: FastifyPluginAsyncTypebox<WithdrawRoutesOptions> = async (app, {
           changedCycles: (withdrawn) => withdrawn === undefined ? [] : [withdrawn.validFrom]
         })
       } catch (err) {
-        // Still not its turn after an ingest's wait: say so, never a bare 500 (D64).
+        // Still not its turn after an ingest's wait: say so, never a bare 500.
         if (err instanceof IngestLockBusy) throw new HttpError(503, INGEST_RUNNING, { 'retry-after': String(INGEST_RUNNING_RETRY_AFTER_SECONDS) })
         throw err
       }

@@ -64,7 +64,7 @@ const prices: FastifyPluginAsyncTypebox<PricesRoutesOptions> = async (app, optio
       // The answer depends on Accept, which can ask for the CSV export.
       addVary(reply, 'Accept')
       if (q.format === 'csv' || (q.format === undefined && prefersCsv(request.headers.accept))) {
-        // Content-Location names the export that answers the same query (D43).
+        // Content-Location names the export that answers the same query.
         const query = request.url.indexOf('?')
         void reply.header('content-location', operations.exportPricesCsv.url + (query === -1 ? '' : request.url.slice(query)))
         return await exportCsv(request, reply, { ...q, limit: limitGiven(request) ? q.limit : undefined })
