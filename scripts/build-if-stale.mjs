@@ -9,11 +9,16 @@
  * package-lock.json is an input of both. `npm run build` still builds everything (the image does)
  * and then records both stamps (`--stamp`, its postbuild step), so the next start builds nothing.
  * Plain JavaScript, so the check itself costs no TypeScript loader: it runs at every start.
+ *
+ * One build at a time: the tests that start the server from dist/ run this from several test
+ * processes at once (test/support/dist.ts), and two compilers writing the same folder break each
+ * other, so the check and the build happen under a lock directory; a second run waits for the
+ * first and then finds dist/ up to date.
  */
 /* global process, console, URL */ // plain JavaScript for Node: no TypeScript types to declare them
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -62,8 +67,30 @@ const parts = [
   }
 ]
 
+const LOCK = join(DIST, '.build-lock')
+/** A lock older than this was left by a killed build: a whole build takes well under it. */
+const STALE_LOCK_MS = 10 * 60_000
+
+function takeLock () {
+  mkdirSync(DIST, { recursive: true })
+  for (;;) {
+    try {
+      mkdirSync(LOCK)
+      return
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err
+    }
+    let age = 0
+    try { age = Date.now() - statSync(LOCK).mtimeMs } catch { continue }
+    if (age > STALE_LOCK_MS) rmSync(LOCK, { recursive: true, force: true })
+    else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100) // another build runs: wait for it
+  }
+}
+
 const stampOnly = process.argv.includes('--stamp')
 let built = false
+takeLock()
+process.on('exit', () => { rmSync(LOCK, { recursive: true, force: true }) })
 for (const part of parts) {
   // Hashed before building: a file edited during the build makes the next start build again.
   const hash = hashOf(part.inputs())

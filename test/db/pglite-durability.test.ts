@@ -8,10 +8,12 @@ import t from 'tap'
 import { projectRoot } from '../../src/project-root.js'
 import { CSV_HEADER } from '../../src/domain/price-csv.js'
 import { loadSampleTowns, sampleCycles } from '../../scripts/sample/generate.js'
+import { serverArgs } from '../support/dist.js'
 
 /**
  * The embedded PGlite keeps what it acknowledged, as PostgreSQL does: the server runs as a real
- * process on a new temporary DATA_DIR (so the D36 initdb child creates it), is stopped gracefully
+ * process (from dist/, as `npm start` runs it) on a new temporary DATA_DIR (so the D36 initdb
+ * child creates it: the one first start of the server on an empty directory), is stopped gracefully
  * and restarted, then killed (SIGKILL) while an upload is being written. D10/D14: an upload is
  * one transaction, so after the restart none or all of its rows are there.
  */
@@ -47,10 +49,9 @@ async function freePort (): Promise<number> {
 
 async function startServer (dataDir: string): Promise<Server> {
   const port = await freePort()
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', INGEST_TOKEN: TOKEN }
-  delete env.DATABASE_URL
-  delete env.REDIS_URL
-  const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot(), 'src', 'server.ts')], {
+  // Only these settings: no DATABASE_URL nor REDIS_URL of the test's environment, no tap hooks.
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', INGEST_TOKEN: TOKEN }
+  const child = spawn(process.execPath, await serverArgs(), {
     cwd: projectRoot(), env, stdio: ['ignore', 'ignore', 'inherit']
   })
   const url = `http://127.0.0.1:${port}`

@@ -4,11 +4,13 @@ import { join } from 'node:path'
 import t from 'tap'
 import { createPglite } from '../../src/db/client.js'
 import { initPgliteDataDir } from '../../src/db/pglite-memory.js'
+import { pgliteTemplate } from '../support/pglite-template.js'
 
 // It needs no PostgreSQL, so it runs in both of CI's passes (a skip there counts as a failure, D34).
 
 t.test('[D36] PGlite starts with the memory settings; durability settings as PostgreSQL has them', async (t) => {
-  const pg = await createPglite('memory://')
+  // The settings come from the start parameters, not from initdb: the migrated template will do.
+  const pg = await createPglite('memory://', { loadDataDir: await pgliteTemplate() })
   t.teardown(async () => { await pg.close() })
   const { rows } = await pg.query<{ name: string, value: string }>(
     'SELECT name, current_setting(name) AS value FROM pg_settings WHERE name = ANY($1) ORDER BY name',

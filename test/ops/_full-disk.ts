@@ -7,6 +7,7 @@ import { buildApp } from '../../src/app.js'
 import { rowsOf } from '../../src/db/client.js'
 import { checkResponses } from '../contract/openapi-validator.js'
 import { testConfig } from '../helper.js'
+import { seedDataDir } from '../support/pglite-template.js'
 import { mountTmpfs, type Tmpfs } from '../support/tmpfs.js'
 
 /**
@@ -72,8 +73,9 @@ export async function fillWalSegment (app: FastifyInstance): Promise<void> {
   }
 }
 
+/** A tmpfs of `size` bytes holding a migrated data directory (a copy of the template: no initdb, which is not what is tested). */
 export async function onFullDisk (t: Test, size: number): Promise<{ disk: Tmpfs, dataDir: string }> {
   const disk = mountTmpfs(size)
   t.teardown(disk.unmount)
-  return { disk, dataDir: join(disk.dir, 'data') }
+  return { disk, dataDir: await seedDataDir(join(disk.dir, 'data')) }
 }

@@ -1,5 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
+import { serverArgs } from '../support/dist.js'
+import { seedDataDir } from '../support/pglite-template.js'
 import { freePort, rawGet, sleep } from '../support/processes.js'
 import { startOnTerminal, type TerminalProcess } from '../support/pty.js'
 
@@ -9,8 +14,6 @@ import { startOnTerminal, type TerminalProcess } from '../support/pty.js'
  */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const TSX = fileURLToPath(import.meta.resolve('tsx'))
-const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url))
 
 /** Ample for a start with migrations and a clean shutdown on a loaded 2-core machine; a spinning process never gets there. */
 export const EXIT_BUDGET_MS = 30_000
@@ -29,14 +32,18 @@ const LISTENING: Record<Mode, RegExp> = {
 
 export async function serverOnTerminal (t: Test, mode: Mode, controlling: boolean): Promise<{ server: TerminalProcess, url: string }> {
   const port = await freePort()
+  // An existing database: the start is what `npm start` does on a restart, with no initdb first.
+  const dir = mkdtempSync(join(tmpdir(), 'fuel-lost-terminal-'))
+  const dataDir = await seedDataDir(join(dir, 'data'))
   const server = await startOnTerminal({
-    command: [process.execPath, '--import', TSX, SERVER],
+    command: [process.execPath, ...await serverArgs()],
     cwd: ROOT,
     controlling,
     // debug: every request writes an access line, so the lost terminal is written to after it went
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: 'memory://', LOG_LEVEL: 'debug', ...MODE_ENV[mode] }
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'debug', ...MODE_ENV[mode] }
   })
   t.teardown(server.kill)
+  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
   const url = `http://127.0.0.1:${port}`
   // The listening line is the event; the bound only turns "never" into a failure on a loaded machine.
   for (let i = 0; i < 900 && !LISTENING[mode].test(server.output()); i++) await sleep(100)

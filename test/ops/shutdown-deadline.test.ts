@@ -1,14 +1,18 @@
 import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
+import { builtDist, distFile } from '../support/dist.js'
 
 /** D60: once a shutdown begins, the process ends by the deadline even when its main thread never returns. */
 
-const TSX = fileURLToPath(import.meta.resolve('tsx'))
-const DEADLINE = fileURLToPath(new URL('../../src/shutdown-deadline.ts', import.meta.url))
+// The compiled module, as the server runs it.
+const DEADLINE = distFile('shutdown-deadline.js')
 
 async function run (body: string): Promise<{ code: number | null, signal: NodeJS.Signals | null, stderr: string }> {
-  const child = spawn(process.execPath, ['--import', TSX, '--input-type=module', '-e', `import { armShutdownDeadline } from ${JSON.stringify(DEADLINE)}\n${body}`], { stdio: ['ignore', 'ignore', 'pipe'] })
+  await builtDist()
+  const child = spawn(process.execPath, ['--input-type=module', '-e', `import { armShutdownDeadline } from ${JSON.stringify(DEADLINE)}\n${body}`], {
+    env: { PATH: process.env.PATH ?? '' }, // without tap's NODE_OPTIONS: no module hooks in a process that needs none
+    stdio: ['ignore', 'ignore', 'pipe']
+  })
   let stderr = ''
   child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
   return await new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal, stderr })))

@@ -2,10 +2,10 @@ import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { terminalLogger } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
+import { serverArgs } from '../support/dist.js'
 import { seedDataDir } from '../support/pglite-template.js'
 import { freePort } from '../support/processes.js'
 
@@ -27,14 +27,13 @@ t.test('the server at a terminal prints readable lines', { skip: existsSync(SCRI
   const dir = mkdtempSync(join(tmpdir(), 'fuel-tty-'))
   const out = join(dir, 'out.txt')
   const port = await freePort()
-  const tsx = fileURLToPath(import.meta.resolve('tsx'))
-  const server = fileURLToPath(new URL('../../src/server.ts', import.meta.url))
+  const server = (await serverArgs()).join(' ')
   const dataDir = await seedDataDir(join(dir, 'data')) // an existing database: no initdb before the start line
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' }
   // The server under script's terminal is not this process's child: its pid is written down
   // (`exec` keeps the shell's) so the teardown can stop it.
   const pidFile = join(dir, 'pid')
-  const child = execFile(SCRIPT, ['-qfc', `sh -c 'echo $$ > ${pidFile}; exec ${process.execPath} --import ${tsx} ${server}'`, out], { env })
+  const child = execFile(SCRIPT, ['-qfc', `sh -c 'echo $$ > ${pidFile}; exec ${process.execPath} ${server}'`, out], { env })
   t.teardown(() => {
     if (existsSync(pidFile)) process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL')
     child.kill('SIGKILL')

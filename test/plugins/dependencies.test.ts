@@ -41,9 +41,12 @@ t.test('servicePlugins lists every plugin under its own fastify-plugin name, eac
 
 t.test('a plugin swapped for an empty one of the same name satisfies its dependants (the bench ablation)', async (t) => {
   const config = testConfig()
+  const database = await testDatabase()
   const empty = (name: string): ServicePlugin => ({ name, plugin: fp(async () => {}, { name }) })
-  const plugins = servicePlugins({ config }).map((p) => p.name === 'cors' ? empty('cors') : p)
-  const app = await buildApp({ config, plugins, database: await testDatabase() })
+  // The list is made with the file's database, as buildApp makes it: without one, the database
+  // plugin would open PGlite on the configured DATA_DIR (./data of the checkout).
+  const plugins = servicePlugins({ config, database }).map((p) => p.name === 'cors' ? empty('cors') : p)
+  const app = await buildApp({ config, plugins, database })
   t.teardown(async () => { await app.close() })
   const res = await app.inject({ method: 'GET', url: '/v1/health', headers: { origin: 'https://fuelkenya.com' } })
   t.equal(res.statusCode, 200)

@@ -4,6 +4,7 @@ import { cycleOf, todayInKenya } from '../../src/domain/cycle.js'
 import type { Database } from '../../src/db/client.js'
 import { PricesRepository } from '../../src/db/prices.js'
 import { HEALTH_PING_TIMEOUT_MS } from '../../src/routes/health/index.js'
+import { pgliteTemplate } from '../support/pglite-template.js'
 
 t.test('[D25] reachable database: 200 healthy, no-store, never rate limited', async (t) => {
   await resetData()
@@ -35,11 +36,12 @@ t.test('[D25] a hanging database: 500 Database unreachable within 2 seconds', as
 
 t.test('[D25] a closed database: 500 Database unreachable', async (t) => {
   const shared = await testDatabase()
-  const { openDatabase } = await import('../../src/db/client.js')
-  const { migrateDatabase } = await import('../../src/db/migrate.js')
+  const { createPglite, openDatabase, pgliteDatabase } = await import('../../src/db/client.js')
   const url = process.env.TEST_DATABASE_URL
-  const own: Database = await openDatabase(url !== undefined && url !== '' ? { url, schema: shared.schema as string, poolMax: 1 } : { dataDir: 'memory://' })
-  if (own.kind === 'pglite') await migrateDatabase(own)
+  // A database of its own to close: on PGlite a copy of the migrated template, not a new initdb.
+  const own: Database = url !== undefined && url !== ''
+    ? await openDatabase({ url, schema: shared.schema as string, poolMax: 1 })
+    : await pgliteDatabase(await createPglite('memory://', { loadDataDir: await pgliteTemplate() }))
   const app = await build(t, { database: own })
   t.equal((await app.inject('/v1/health')).statusCode, 200)
   await own.close()

@@ -2,13 +2,12 @@ import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { ConfigError, loadConfig } from '../../src/config.js'
+import { serverArgs } from '../support/dist.js'
 
 /** D49 safe defaults: no open upload in production, no credential in any message, settings that say what they allow. */
-const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url))
-const TSX = import.meta.resolve('tsx')
 
 async function start (env: Record<string, string>): Promise<{ code: number | null, stderr: string }> {
-  const child = spawn(process.execPath, ['--import', TSX, SERVER], {
+  const child = spawn(process.execPath, await serverArgs(), {
     cwd: fileURLToPath(new URL('../..', import.meta.url)),
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: 'memory://', ...env },
     stdio: ['ignore', 'ignore', 'pipe']

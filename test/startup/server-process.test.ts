@@ -6,17 +6,15 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { needs, TEST_POSTGRES_URL } from '../services.js'
+import { serverArgs } from '../support/dist.js'
 import { seedDataDir } from '../support/pglite-template.js'
 
-/** D33/D35: the server started as a real process (from source through tsx, as test/replicas does). */
-const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url))
-// Resolved here, so a working directory outside the project (the .env test) still finds tsx.
-const TSX = import.meta.resolve('tsx')
+/** D33/D35: the server started as a real process, from dist/ as `npm start` runs it. */
 
 interface Run { code: number | null, stderr: string, stdout: string }
 
 async function runServer (env: Record<string, string>, cwd = fileURLToPath(new URL('../..', import.meta.url)), untilListening = false): Promise<Run> {
-  const child = spawn(process.execPath, ['--import', TSX, SERVER], {
+  const child = spawn(process.execPath, await serverArgs(), {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe']

@@ -2,8 +2,6 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createPglite, pgliteDatabase } from '../../src/db/client.js'
-import { migrateDatabase } from '../../src/db/migrate.js'
 
 /**
  * The migrated embedded database, made once and loaded by every test file: initdb and the
@@ -59,6 +57,9 @@ async function readOrBuild (file: string): Promise<Blob> {
 }
 
 async function build (file: string): Promise<void> {
+  // Loaded only here: a file that finds the dump (most runs) does not load the database code for it.
+  const { createPglite, pgliteDatabase } = await import('../../src/db/client.js')
+  const { migrateDatabase } = await import('../../src/db/migrate.js')
   const client = await createPglite('memory://')
   try {
     await migrateDatabase(await pgliteDatabase(client))

@@ -1,0 +1,63 @@
+/**
+ * The module hooks of test/support/typescript.mjs: a `.js` specifier of a TypeScript file resolves
+ * to its `.ts` file, and a `.ts` file loads as its TypeScript-free JavaScript. Nothing else is
+ * looked at, so the hundreds of node_modules files a test imports pass straight to Node's own
+ * resolution and loading.
+ */
+/* global process, URL */ // plain JavaScript for Node: no TypeScript types to declare them
+import { createHash } from 'node:crypto'
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const CACHE = join(ROOT, 'node_modules', '.cache', 'fuel-price-service', 'typescript')
+const require = createRequire(import.meta.url)
+const TYPESCRIPT_VERSION = JSON.parse(readFileSync(require.resolve('typescript/package.json'), 'utf8')).version
+
+function isFile (path) {
+  try {
+    return statSync(path).isFile()
+  } catch {
+    return false
+  }
+}
+
+export async function resolve (specifier, context, next) {
+  // TypeScript's NodeNext style: `./x.js` in a .ts file names ./x.ts
+  const relative = specifier.startsWith('.') || specifier.startsWith('/') || specifier.startsWith('file:')
+  if (specifier.endsWith('.js') && relative && context.parentURL?.startsWith('file:') && context.parentURL.endsWith('.ts')) {
+    const url = new URL(specifier, context.parentURL)
+    const ts = new URL(url.href.slice(0, -3) + '.ts')
+    if (!isFile(fileURLToPath(url)) && isFile(fileURLToPath(ts))) return { url: ts.href, format: 'module', shortCircuit: true }
+  }
+  return await next(specifier, context)
+}
+
+// TypeScript's own option names, as in tsconfig.json: ES2022 output as `tsc` writes it (class
+// fields defined, types erased file by file), with the source inside the map for stack traces
+// and the coverage report.
+const OPTIONS = { module: 'ESNext', target: 'ES2022', isolatedModules: true, sourceMap: false, inlineSourceMap: true, inlineSources: true }
+let compiler
+
+export async function load (url, context, next) {
+  if (!url.startsWith('file:') || !url.endsWith('.ts') || url.endsWith('.d.ts')) return await next(url, context)
+  const path = fileURLToPath(url)
+  const text = readFileSync(path, 'utf8')
+  // Keyed by the compiler's version and options and the file's path and text: an edit makes a new entry.
+  const key = createHash('sha256').update(`${TYPESCRIPT_VERSION}\0${JSON.stringify(OPTIONS)}\0${path}\0`).update(text).digest('hex').slice(0, 32)
+  const cached = join(CACHE, `${key}.js`)
+  let source
+  try {
+    source = readFileSync(cached, 'utf8')
+  } catch {
+    compiler ??= require('typescript') // loaded only for a file not seen before: half a second
+    source = compiler.transpileModule(text, { fileName: path, compilerOptions: OPTIONS }).outputText
+    mkdirSync(CACHE, { recursive: true })
+    const partial = `${cached}.${process.pid}.partial`
+    writeFileSync(partial, source)
+    renameSync(partial, cached) // whole or absent for a process reading it at the same time
+  }
+  return { format: 'module', source, shortCircuit: true }
+}
