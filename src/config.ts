@@ -28,6 +28,13 @@ const EnvSchema = Type.Object({
   AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 1, default: 30 }), // D65
   EXPORT_MAX_CONCURRENT: Type.Integer({ minimum: 1, maximum: 1000, default: 4 }), // D63
   EXPORT_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 30_000 }), // D63
+  UPLOAD_QUEUE_SIZE: Type.Integer({
+    minimum: 1,
+    maximum: 100,
+    default: 4,
+    description: 'Uploads (dry runs and ingests together) one process reads and processes at once; one more is answered 503 with Retry-After, unread (D57). ' +
+      'Four fit the admin page\'s dry run and publish beside a script\'s upload, and bound the memory of files in flight to four of MAX_UPLOAD_BYTES with their rows.'
+  }),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/\\s?#@]+/?$' })), // D52
   // D70 purge on publish
   CACHE_PURGE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s#]+$' })),
@@ -79,6 +86,8 @@ export interface Config {
   exportMaxConcurrent: number
   /** D63: an export whose client reads nothing for this long is cut off. */
   exportIdleTimeoutMs: number
+  /** D57: uploads (dry runs and ingests) read and processed at once per process; then 503. */
+  uploadQueueSize: number
 }
 
 export class ConfigError extends Error {
@@ -135,6 +144,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
     exportMaxConcurrent: e.EXPORT_MAX_CONCURRENT,
     exportIdleTimeoutMs: e.EXPORT_IDLE_TIMEOUT_MS,
+    uploadQueueSize: e.UPLOAD_QUEUE_SIZE,
     cachePurgeUrl: e.CACHE_PURGE_URL,
     cachePurgeToken: e.CACHE_PURGE_TOKEN
   }

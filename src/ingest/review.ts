@@ -87,7 +87,10 @@ export function cyclesOf (rows: readonly PriceRow[]): Cycle[] {
   return [...byFrom].sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0)).map(([validFrom, validTo]) => ({ validFrom, validTo }))
 }
 
-/** D40 plausibility review: each cycle of the file against the cycle stored before it. */
+/**
+ * D40 plausibility review: each cycle of the file against the cycle stored before it, with the
+ * counts `countRows` would give, from the same one read of what is stored (D57).
+ */
 export async function reviewRows (database: Database, rows: readonly PriceRow[], share: number): Promise<CycleReview[]> {
   const dates = JSON.stringify([...new Set(rows.map((r) => r.validFrom))])
   const stored = rowsOf<StoredPrice>(await database.db.execute(sql`
@@ -98,5 +101,5 @@ export async function reviewRows (database: Database, rows: readonly PriceRow[],
       UNION
       SELECT (SELECT max(valid_from) FROM fuel_prices WHERE valid_from < d.value::date) FROM json_array_elements_text(${dates}::json) AS d
     )`))
-  return reviewCycles(rows, stored, share)
+  return await reviewCycles(rows, stored, share)
 }
