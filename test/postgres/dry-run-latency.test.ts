@@ -21,11 +21,18 @@ t.test('[D57] PostgreSQL: a 20,000-town dry run against the stored cycle before 
   // October stored, every town; November's file moves each a little, one mistyped.
   t.equal((await upload(app, csv(HEADER, ...Array.from({ length: towns }, (_, i) => `15-10-2026,14-11-2026,${town(i)},180.00,170.00,150.00`)))).statusCode, 201)
   const november = csv(HEADER, ...Array.from({ length: towns }, (_, i) => `15-11-2026,14-12-2026,${town(i)},${i === 12_345 ? '1810.00' : '181.00'},171.00,151.00`))
-  const form = new FormData()
-  form.append('file', new Blob([november], { type: 'text/csv' }), 'prices.csv')
+  const form = (file: string): FormData => {
+    const data = new FormData()
+    data.append('file', new Blob([file], { type: 'text/csv' }), 'prices.csv')
+    return data
+  }
+  // A small dry run first, as a running service has seen: the response check compiles its schema once.
+  const warm = await fetch(`${base}/v1/ingest/csv/dry-run`, { method: 'POST', body: form(csv(HEADER, `15-11-2026,14-12-2026,${town(0)},181.00,171.00,151.00`)), headers: { authorization: `Bearer ${TOKEN}` } })
+  t.equal(warm.status, 200)
+  await warm.text()
 
   const { result: body, ms, latencies, statuses } = await latenciesDuring(`${base}/v1/health`, async () => {
-    const res = await fetch(`${base}/v1/ingest/csv/dry-run`, { method: 'POST', body: form, headers: { authorization: `Bearer ${TOKEN}` } })
+    const res = await fetch(`${base}/v1/ingest/csv/dry-run`, { method: 'POST', body: form(november), headers: { authorization: `Bearer ${TOKEN}` } })
     t.equal(res.status, 200)
     return await res.json() as { records_processed: number, inserted: number, cycles: Array<{ previous_valid_from: string, warnings: Array<{ town: string, kind: string }>, changes: unknown[], changes_not_listed: number }> }
   })
