@@ -12,12 +12,13 @@ import { memory, ROOT, startService, stop, stopAll, type Service, type Storage }
 import { coldPages, httpScenarios, type LoadSettings } from './reads.js'
 import { benchReplicas, reachable } from './replicas.js'
 import { sharedCacheRow } from './shared-cache.js'
+import { uploadReadsRow, type UploadReadsSettings } from './upload-reads.js'
 import { machine, machineLine, num, passesList, resultsTable, type TableRow } from './stats.js'
 import { ensureWrk } from './wrk.js'
 
 /**
- * `npm run bench` (`--pglite`, `--replicas`, `--ablation`, `--cache`, `--quick`): the production build, every
- * figure paired with a ceiling measured in the same run on the same machine.
+ * `npm run bench` (`--pglite`, `--replicas`, `--ablation`, `--cache`, `--upload-reads-only`, `--quick`): the production
+ * build, every figure paired with a ceiling measured in the same run on the same machine.
  */
 const flags = new Set(process.argv.slice(2))
 const quick = flags.has('--quick')
@@ -30,6 +31,8 @@ const soakOnly = flags.has('--soak-only')
 const httpOnly = flags.has('--http-only')
 // Only the shared-cache row (issue 47): one cycle, the latest prices through Varnish and straight from the service.
 const cacheOnly = flags.has('--cache')
+// Only the row of reads during large uploads (D57): the latest prices' p99 while 100k-row files go in, against idle.
+const uploadReadsOnly = flags.has('--upload-reads-only')
 
 const positive = (name: string, fallback: number): number => {
   const value = Number(process.env[name] ?? fallback)
@@ -51,13 +54,14 @@ const settings: LoadSettings = {
   processes: pglite ? 1 : positive('BENCH_PROCESSES', quick ? 1 : 3),
   ip: { next: 0 }
 }
+const uploadReads: UploadReadsSettings = { idleSec: settings.durationSec, uploads: repeat, everyMs: positive('BENCH_UPLOAD_READS_EVERY_MS', 5) }
 
 const BULK_STATE_SCENARIO = /^latest, all towns$/
 const BULK_STATE_SUFFIX = ', in the process that took the bulk ingests (D45)'
 
 const LEGEND = '**ratio req/s** = service req/s ÷ ceiling req/s; **ratio CPU/req** = ceiling CPU time per request ÷ service CPU time per request ' +
   '(utime + stime of /proc/<pid>/stat over the run ÷ requests; the service\'s PostgreSQL backends count as the service\'s); for both, 1 = as fast or as ' +
-  'cheap as the ceiling and a `≥` target applies to both. Ingest rows: service time ÷ COPY time; CSV reader: its rows/s ÷ papaparse\'s alone; RSS rows: RSS ÷ limit (lower is better).'
+  'cheap as the ceiling and a `≥` target applies to both. Ingest rows: service time ÷ COPY time; reads during uploads: their p99 ÷ the same reads\' p99 idle; CSV reader: its rows/s ÷ papaparse\'s alone; RSS rows: RSS ÷ limit (lower is better).'
 
 const log = (message: string): void => { process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`) }
 
@@ -116,6 +120,13 @@ try {
     const row = await sharedCacheRow({ databaseUrl: db.url }, db.name, db.sql, settings, log)
     sections.push(passesSection([row]))
     table = `## Results (--cache)\n\n${LEGEND}\n\n${resultsTable([row])}`
+  } else if (uploadReadsOnly) {
+    const service = await startService('service-upload-reads', { databaseUrl: db.url })
+    try {
+      table = `## Results (--upload-reads-only)\n\n${LEGEND}\n\n${resultsTable([await uploadReadsRow(service, db.sql, uploadReads, log)])}`
+    } finally {
+      await stop(service.child)
+    }
   } else if (!replicasOnly) {
     const single = await singleService(db)
     sections.push(single.notes)
@@ -174,6 +185,8 @@ async function singleService (bench: BenchDatabase): Promise<{ notes: string, ta
       log(pglite ? 'ingest on PGlite: ~20k then ~100k rows, against COPY on PostgreSQL' : `ingest: ~20k and ~100k rows, ${repeat}× each, against COPY`)
       const ingest = pglite ? await benchIngestPglite(service.url, bench.sql) : await benchIngest(service.url, bench.sql, repeat)
       rows.push(...ingestRows(ingest))
+      // On PGlite the database itself runs on the service's thread: the row is PostgreSQL's.
+      if (!pglite && ingest !== undefined) rows.push(await uploadReadsRow(service, bench.sql, uploadReads, log))
     }
     // The steady state of a table autovacuum has seen; plans must not depend on the timing of that.
     await bench.sql`VACUUM ANALYZE fuel_prices`.simple()

@@ -147,14 +147,20 @@ function isDryRun (body: unknown): body is DryRun {
   return typeof body === 'object' && body !== null && (body as { status?: unknown }).status === 'dry_run'
 }
 
+/** A capped list of towns (D40), with how many more the answer left out. */
+function towns (listed: string[], notListed: number): string {
+  if (listed.length + notListed === 0) return 'none'
+  return listed.join(', ') + (notListed > 0 ? ` … and ${notListed} more not listed` : '')
+}
+
 /** D40: a dry run's answer as an admin reads it before the real upload. */
 function describeDryRun (dry: DryRun): string[] {
   const lines = [`dry run, nothing written: ${dry.records_processed} rows (${dry.inserted} new, ${dry.updated} changed, ${dry.unchanged} unchanged)`]
   for (const cycle of dry.cycles) {
     const against = cycle.previous_valid_from === null ? 'no cycle before it' : `compared with the cycle from ${cycle.previous_valid_from}`
     lines.push('', `cycle ${cycle.valid_from} to ${cycle.valid_to} (${against})`)
-    lines.push(`  new towns: ${cycle.new_towns.length === 0 ? 'none' : cycle.new_towns.join(', ')}`)
-    lines.push(`  missing towns: ${cycle.missing_towns.length === 0 ? 'none' : cycle.missing_towns.join(', ')}`)
+    lines.push(`  new towns: ${towns(cycle.new_towns, cycle.new_towns_not_listed)}`)
+    lines.push(`  missing towns: ${towns(cycle.missing_towns, cycle.missing_towns_not_listed)}`)
     for (const warning of cycle.cycle_warnings) lines.push(`  warning: ${warning.detail}`)
     const count = cycle.warnings.length + cycle.warnings_not_listed
     lines.push(`  warnings: ${count === 0 ? 'none' : count}`)

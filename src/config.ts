@@ -85,6 +85,7 @@ export const SETTINGS = {
   AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 1, default: 30, description: 'Wrong bearer tokens answered 401 in any trailing minute, all clients and protected routes together, per process; beyond, 429 until the count falls (D65).' }),
   EXPORT_MAX_CONCURRENT: Type.Integer({ minimum: 1, maximum: 1000, default: 4, description: 'CSV exports streamed at once per process; beyond, 503 with `Retry-After`.' }),
   EXPORT_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'An export whose client takes no byte for this many milliseconds is cut off; keep it above `DB_STATEMENT_TIMEOUT_MS`.' }),
+  UPLOAD_QUEUE_SIZE: Type.Integer({ minimum: 1, maximum: 100, default: 4, description: 'Uploads (dry runs and ingests together) one process reads and processes at once; one more is answered 503 with `Retry-After`, unread; four fit the admin page\'s dry run and publish beside a script\'s upload, and bound the memory of files in flight to four of `MAX_UPLOAD_BYTES` with their rows (D57).' }),
   PUBLIC_URL: Type.Optional(Type.Transform(Type.String({
     pattern: '^https?://[^/\\s?#@]+/?$',
     allowed: 'an origin such as https://api.fuelkenya.com (scheme, host and port only)',

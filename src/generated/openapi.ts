@@ -19,7 +19,9 @@ export const PriceWarning = Type.Object({
   town: Type.String(),
   fuel: Type.Unsafe<"super_petrol" | "diesel" | "kerosene">({"type":"string","enum":["super_petrol","diesel","kerosene"]}),
   kind: Type.Unsafe<"moved" | "outlier">({"type":"string","enum":["moved","outlier"]}),
-  detail: Type.String({ description: "The warning in words, e.g. `Super (PMS) for Nairobi on line 7 moves 18.2% from 180.00 to 212.80 (cycle 2026-09-15).`" })
+  detail: Type.String({ description: "The warning in words, e.g. `Super (PMS) for Nairobi on line 7 moves 18.2% from 180.00 to 212.80 (cycle 2026-09-15).`" }),
+  price: Type.Number({ description: "The file's price of this fuel, KSh per litre." }),
+  previous: Type.Union([Type.Number(), Type.Null()], { description: "The same town's price of this fuel in the previous cycle; `null` when it has none there." })
 }, { additionalProperties: false })
 export type PriceWarning = Static<typeof PriceWarning>
 
@@ -29,16 +31,34 @@ export const CycleWarning = Type.Object({
 }, { additionalProperties: false })
 export type CycleWarning = Static<typeof CycleWarning>
 
+export const DryRunPrices = Type.Object({
+  super_petrol: Type.Number(),
+  diesel: Type.Number(),
+  kerosene: Type.Number()
+}, { description: "A town's three prices, KSh per litre, two decimals.", additionalProperties: false })
+export type DryRunPrices = Static<typeof DryRunPrices>
+
+export const DryRunChange = Type.Object({
+  town: Type.String(),
+  previous: DryRunPrices,
+  price: DryRunPrices
+}, { description: "One town's prices in the previous cycle and in the file.", additionalProperties: false })
+export type DryRunChange = Static<typeof DryRunChange>
+
 export const DryRunCycle = Type.Object({
   valid_from: Type.String({ format: "date" }),
   valid_to: Type.String({ format: "date" }),
   previous_valid_from: Type.Union([Type.String({ format: "date" }), Type.Null()], { description: "The cycle compared with; `null` when there is none (then nothing is new or missing)." }),
-  new_towns: Type.Array(Type.String(), { description: "Towns of this cycle that the previous cycle lacks, in D3 order." }),
-  missing_towns: Type.Array(Type.String(), { description: "Towns of the previous cycle that this cycle would lack, in D3 order." }),
-  warnings: Type.Array(PriceWarning, { description: "Prices that look mistyped: one that moves more than INGEST_WARN_SHARE (default 15%)\nfrom the same town's previous price (`moved`), or that lies more than that share\noutside the range of the cycle's other towns (`outlier`). Never a reason to refuse\nthe real upload. At most 1,000 are listed for a whole dry run (newest cycle first,\neach cycle's in file order); `warnings_not_listed` counts the rest.\n" }),
+  new_towns: Type.Array(Type.String(), { description: "Towns of this cycle that the previous cycle lacks, in D3 order. At most 1,000 are\nlisted for a whole dry run; `new_towns_not_listed` counts the rest.\n", maxItems: 1000 }),
+  new_towns_not_listed: Type.Integer({ description: "This cycle's new towns beyond those listed.", minimum: 0 }),
+  missing_towns: Type.Array(Type.String(), { description: "Towns of the previous cycle that this cycle would lack, in D3 order. At most 1,000\nare listed for a whole dry run; `missing_towns_not_listed` counts the rest.\n", maxItems: 1000 }),
+  missing_towns_not_listed: Type.Integer({ description: "This cycle's missing towns beyond those listed.", minimum: 0 }),
+  warnings: Type.Array(PriceWarning, { description: "Prices that look mistyped: one that moves more than INGEST_WARN_SHARE (default 15%)\nfrom the same town's previous price (`moved`), or that lies more than that share\noutside the range of the cycle's other towns (`outlier`). Never a reason to refuse\nthe real upload. At most 1,000 are listed for a whole dry run (newest cycle first,\neach cycle's in file order); `warnings_not_listed` counts the rest.\n", maxItems: 1000 }),
   warnings_not_listed: Type.Integer({ description: "This cycle's warnings beyond those listed (D48).", minimum: 0 }),
-  cycle_warnings: Type.Array(CycleWarning, { description: "Warnings about the cycle as a whole (D73): it would lack more than\nINGEST_MISSING_TOWNS_SHARE (default 10%) of the previous cycle's towns\n(`missing_towns`), or it starts two or more cycles after today's in Kenya, so it would\nbe `/v1/prices/latest` at once, long before it is in force (`early`). Never a reason to\nrefuse the real upload.\n" })
-}, { description: "A cycle the file touches, compared with the cycle before it (the latest earlier one,\nstored or in the file) as it would stand after the upload.\n", additionalProperties: false })
+  cycle_warnings: Type.Array(CycleWarning, { description: "Warnings about the cycle as a whole (D73): it would lack more than\nINGEST_MISSING_TOWNS_SHARE (default 10%) of the previous cycle's towns\n(`missing_towns`), or it starts two or more cycles after today's in Kenya, so it would\nbe `/v1/prices/latest` at once, long before it is in force (`early`). Never a reason to\nrefuse the real upload.\n" }),
+  changes: Type.Array(DryRunChange, { description: "Each town of the file's rows for this cycle that the previous cycle also has, in file\norder, with both prices of each fuel: what a reviewer charts. At most 5,000 towns\nare listed for a whole dry run; `changes_not_listed` counts the rest.\n", maxItems: 5000 }),
+  changes_not_listed: Type.Integer({ description: "This cycle's towns with a previous price beyond those listed in `changes`.", minimum: 0 })
+}, { description: "A cycle the file touches, compared with the cycle before it (the latest earlier one,\nstored or in the file) as it would stand after the upload. Every list is bounded for the\nwhole dry run, filled newest cycle first; a `_not_listed` count gives the rest (D48).\n", additionalProperties: false })
 export type DryRunCycle = Static<typeof DryRunCycle>
 
 export const FuelStats = Type.Object({
@@ -283,6 +303,7 @@ export const IngestCsvResponses = {
   422: ValidationError,
   429: ErrorResponse,
   500: ErrorResponse,
+  503: ErrorResponse,
   507: ErrorResponse
 }
 
@@ -297,6 +318,7 @@ export const DryRunIngestCsvResponses = {
   422: ValidationError,
   429: ErrorResponse,
   500: ErrorResponse,
+  503: ErrorResponse,
   507: ErrorResponse
 }
 

@@ -12,6 +12,8 @@ export interface ReviewedCycle {
   validFrom: string
   previousValidFrom: string | null
   missingTowns: readonly string[]
+  /** Missing towns beyond those listed (the dry run's lists are capped). */
+  missingTownsNotListed: number
   /** Towns of the previous cycle; 0 when there is none. */
   previousTowns: number
 }
@@ -36,7 +38,7 @@ const monthIndex = (validFrom: string): number => {
 
 export function cycleWarnings (cycle: ReviewedCycle, options: CycleWarningOptions): CycleWarning[] {
   const warnings: CycleWarning[] = []
-  const missing = cycle.missingTowns.length
+  const missing = cycle.missingTowns.length + cycle.missingTownsNotListed
   if (cycle.previousValidFrom !== null && cycle.previousTowns > 0 && missing / cycle.previousTowns > options.missingTownsShare) {
     warnings.push({
       kind: 'missing_towns',

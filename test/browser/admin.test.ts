@@ -50,9 +50,10 @@ async function setUp (): Promise<void> {
   t.teardown(async () => { await browser?.close() })
 }
 
-async function service (t: Test): Promise<FastifyInstance> {
+/** `rateLimitMax`: the D22 allowance per client and minute; unset, one a test never reaches. */
+async function service (t: Test, rateLimitMax?: number): Promise<FastifyInstance> {
   await seedFixture()
-  const app = await build(t, { config: { ingestToken: TOKEN } })
+  const app = await build(t, { config: { ingestToken: TOKEN }, ...(rateLimitMax === undefined ? {} : { rateLimitMax }) })
   await app.listen({ port: 0, host: '127.0.0.1' })
   base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
   return app
@@ -163,6 +164,55 @@ t.test('the admin page in Chromium', shouldRun, async (t) => {
     t.match(await statusText(page, /^Withdrew/), 'Withdrew the cycle 2026-11-15 to 2026-12-14: 6 records removed.')
     t.ok((await latest()).every((r) => r.valid_from === '2026-10-15'), 'latest is October again')
     await page.locator('#cycles tbody tr[data-cycle="2026-11-15"]').waitFor({ state: 'detached' })
+  })
+
+  t.test('a 70-cycle backfill: one dry run, every cycle reviewed, published, no per-cycle request and no 429 at the production allowance', async (t) => {
+    await service(t, 60) // D22: 60 requests a minute per client, as in production
+    const page = await openPage(t)
+    const requests: string[] = []
+    const statuses: number[] = []
+    page.on('request', (request) => {
+      const url = new URL(request.url())
+      if (url.origin === base && !url.pathname.startsWith('/admin')) requests.push(`${request.method()} ${url.pathname}${url.search}`)
+    })
+    page.on('response', (response) => { if (response.url().startsWith(base)) statuses.push(response.status()) })
+    // 70 cycles from 2020-10-15 to 2026-07-15 (before the fixture's), 80 towns each; in the
+    // cycle of 2021-03-15 (the sixth) Town 07's super is typed 1505.70 for 150.57: two warnings there,
+    // and one in the next cycle, where it comes back.
+    const towns = Array.from({ length: 80 }, (_, i) => `Town ${String(i).padStart(2, '0')}`)
+    const lines = [HEADER]
+    for (let c = 69; c >= 0; c--) {
+      const month = 2026 * 12 + 6 - c // July 2026 is c = 0
+      const date = (m: number, day: number): string => `${day}-${String((m % 12) + 1).padStart(2, '0')}-${Math.floor(m / 12)}`
+      towns.forEach((town, i) => {
+        const superPetrol = (150 + (69 - c) / 10 + i / 100).toFixed(2)
+        lines.push(`${date(month, 15)},${date(month + 1, 14)},${town},${c === 64 && i === 7 ? (Number(superPetrol) * 10).toFixed(2) : superPetrol},160.00,140.00`)
+      })
+    }
+    const file = csv(...lines)
+    await choose(page, 'backfill.csv', file, TOKEN)
+    t.match(await statusText(page, /^Reviewed/), 'Reviewed backfill.csv: 5600 records in 70 cycle(s), 3 warning(s). Nothing is published yet.')
+    const review = page.locator('#review-out')
+    t.equal(await review.locator('article[data-cycle]').count(), 70)
+    t.equal(await review.locator('[data-count="inserted"]').innerText(), '5600')
+    // The dry run charts 5,000 towns' prices, newest cycle first: 62 whole cycles, half of the 63rd.
+    const charted = async (validFrom: string): Promise<number> => await review.locator(`article[data-cycle="${validFrom}"] figure[data-fuel="diesel"] circle`).count()
+    t.strictSame([await charted('2026-07-15'), await charted('2021-06-15'), await charted('2021-05-15'), await charted('2021-04-15'), await charted('2020-10-15')], [80, 80, 40, 0, 0])
+    t.equal(await review.locator('article[data-cycle="2021-05-15"] [data-not-charted]').getAttribute('data-not-charted'), '40')
+    t.equal(await review.locator('article[data-cycle="2021-04-15"] [data-not-charted]').getAttribute('data-not-charted'), '80')
+    // The typo's cycle is not charted, yet its warnings carry both prices.
+    const typo = review.locator('article[data-cycle="2021-03-15"] table[data-warnings] tbody tr')
+    t.equal(await typo.count(), 2)
+    t.strictSame((await typo.first().locator('td').allInnerTexts()).slice(0, 5), [String(2 + 5 * 80 + 7), 'Town 07', 'Super (PMS)', '150.47', '1505.70'])
+
+    await page.getByRole('button', { name: 'Publish' }).click()
+    t.match(await statusText(page, /^Published/), 'Published backfill.csv: 5600 records (5600 inserted, 0 updated, 0 unchanged).')
+    t.equal(await page.locator('#result-out a[data-published]').count(), 70)
+    t.equal((await storedRows()).length, 15 + 5600)
+    await page.locator('#cycles tbody tr[data-cycle="2026-07-15"]').waitFor()
+    // After the page's first list of cycles: the dry run, the upload, the list again.
+    t.strictSame(requests, ['POST /v1/ingest/csv/dry-run', 'POST /v1/ingest/csv', 'GET /v1/cycles?limit=12'], 'one request per step, none per cycle')
+    t.strictSame(statuses.filter((s) => s >= 400), [], 'no refusal, no 429')
   })
 
   t.test('a malformed file shows the service\'s 400 line, and nothing is written', async (t) => {

@@ -73,6 +73,7 @@ t.test('unions are type arrays and no parameter is deprecated (generators type b
   t.strictSame(deprecated, [], 'D43: ?dry_run and ?format are honoured but not documented')
   t.strictSame(nullable, [
     'DryRunCycle/properties/previous_valid_from',
+    'PriceWarning/properties/previous',
     'CycleSummary/properties/published_at',
     'FuelChange/properties/previous',
     'FuelChange/properties/change',

@@ -7,7 +7,7 @@ import { cycleWarnings, type ReviewedCycle } from '../../src/ingest/cycle-warnin
 
 const towns = (n: number): string[] => Array.from({ length: n }, (_, i) => `Town ${i + 1}`)
 const cycle = (validFrom: string, missing: number, previousTowns = 100, previousValidFrom: string | null = '2026-10-15'): ReviewedCycle =>
-  ({ validFrom, previousValidFrom, missingTowns: towns(missing), previousTowns })
+  ({ validFrom, previousValidFrom, missingTowns: towns(missing), missingTownsNotListed: 0, previousTowns })
 const TODAY = { today: '2026-11-20', missingTownsShare: 0.1 } // today's cycle: 2026-11-15
 
 t.test('[D73] more than the share of the previous cycle\'s towns missing warns; the share itself does not', async (t) => {

@@ -25,7 +25,20 @@ t.test('[D43] POST /v1/ingest/csv/dry-run: the dry run as its own operation, not
     inserted: 1,
     updated: 0,
     unchanged: 0,
-    cycles: [{ valid_from: '2026-01-15', valid_to: '2026-02-14', previous_valid_from: null, new_towns: [], missing_towns: [], warnings: [], warnings_not_listed: 0, cycle_warnings: [] }]
+    cycles: [{
+      valid_from: '2026-01-15',
+      valid_to: '2026-02-14',
+      previous_valid_from: null,
+      new_towns: [],
+      new_towns_not_listed: 0,
+      missing_towns: [],
+      missing_towns_not_listed: 0,
+      warnings: [],
+      warnings_not_listed: 0,
+      changes: [],
+      changes_not_listed: 0,
+      cycle_warnings: []
+    }]
   })
   t.equal(await rowCount(), before)
   const refused = await app.inject({ method: 'POST', url: '/v1/ingest/csv/dry-run', headers: form.headers, payload: form.payload })

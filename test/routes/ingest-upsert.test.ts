@@ -13,6 +13,10 @@ const JAN = '15-01-2026,14-02-2026'
 const FEB = '15-02-2026,14-03-2026'
 const DEC = '15-12-2025,14-01-2026'
 
+/** A dry-run cycle's lists when every one fits in the answer: nothing left unlisted. */
+const listed = (towns: { new_towns: string[], missing_towns: string[] }): Record<string, unknown> =>
+  ({ ...towns, new_towns_not_listed: 0, missing_towns_not_listed: 0, warnings: [], warnings_not_listed: 0, changes_not_listed: 0 })
+
 const row = (id: number, town: string, prices: [string, string, string], validFrom = '2026-01-15', validTo = '2026-02-14'): StoredRow =>
   ({ id, town, super_petrol: prices[0], diesel: prices[1], kerosene: prices[2], valid_from: validFrom, valid_to: validTo })
 
@@ -84,14 +88,26 @@ t.test('[dry run] 200 with the counts an ingest would give, cycles newest first,
     updated: 1,
     unchanged: 2,
     cycles: [
-      // [D40] each compared with the cycle before it as it would stand after the upload
+      // [D40] each compared with the cycle before it as it would stand after the upload: its
+      // towns, and each town's prices there and in the file (what the admin page charts, D58)
       {
-        valid_from: '2026-02-15', valid_to: '2026-03-14', previous_valid_from: '2026-01-15', new_towns: [], missing_towns: ['Eldoret', 'Kisumu', 'Mombasa'], warnings: [], warnings_not_listed: 0,
+        ...listed({ new_towns: [], missing_towns: ['Eldoret', 'Kisumu', 'Mombasa'] }),
+        valid_from: '2026-02-15',
+        valid_to: '2026-03-14',
+        previous_valid_from: '2026-01-15',
+        changes: [{ town: 'Nairobi', previous: { super_petrol: 180.5, diesel: 170, kerosene: 160.25 }, price: { super_petrol: 181, diesel: 171, kerosene: 161 } }],
         // [D73] 3 of January's 4 towns missing
         cycle_warnings: [{ kind: 'missing_towns', detail: 'Cycle 2026-02-15 would lack 3 of the 4 towns of cycle 2026-01-15 (75.0%, more than 10.0%).' }]
       },
-      { valid_from: '2026-01-15', valid_to: '2026-02-14', previous_valid_from: '2025-12-15', new_towns: ['Eldoret', 'Kisumu', 'Mombasa'], missing_towns: [], warnings: [], warnings_not_listed: 0, cycle_warnings: [] },
-      { valid_from: '2025-12-15', valid_to: '2026-01-14', previous_valid_from: null, new_towns: [], missing_towns: [], warnings: [], warnings_not_listed: 0, cycle_warnings: [] }
+      {
+        ...listed({ new_towns: ['Eldoret', 'Kisumu', 'Mombasa'], missing_towns: [] }),
+        valid_from: '2026-01-15',
+        valid_to: '2026-02-14',
+        previous_valid_from: '2025-12-15',
+        changes: [{ town: 'Nairobi', previous: { super_petrol: 179, diesel: 169, kerosene: 159 }, price: { super_petrol: 180.5, diesel: 170, kerosene: 160.25 } }],
+        cycle_warnings: []
+      },
+      { ...listed({ new_towns: [], missing_towns: [] }), valid_from: '2025-12-15', valid_to: '2026-01-14', previous_valid_from: null, changes: [], cycle_warnings: [] }
     ]
   })
   t.strictSame(await storedRows(), before, 'nothing written')
@@ -129,7 +145,8 @@ t.test('[spec 4.2 r6] GET /v1/prices/latest shows an ingest on the very next cal
 })
 
 t.test('[D14] ten concurrent overlapping uploads: all 201, no duplicate, the table is exactly one of them', async (t) => {
-  const a = await app(t)
+  // Ten at once, with a queue that admits them all (D57): they queue behind the ingest lock.
+  const a = await build(t, { config: { ingestToken: TOKEN, uploadQueueSize: 10 } })
   const towns = loadSampleTowns()
   const cycles = [DEC, JAN]
   // Upload k: every (town, cycle) with its own prices, so any interleaving would show.

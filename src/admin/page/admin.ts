@@ -2,7 +2,8 @@
  * The admin page (D55): review a cycle's CSV with the dry run, publish it, withdraw a cycle.
  * Typed by the contract: every body below is a type generated from openapi.yaml, so a contract
  * change that breaks the page fails `npm run typecheck`. The token lives in this module's memory
- * (the password field) only: never in storage, a cookie or the URL.
+ * (the password field) only: never in storage, a cookie or the URL. The page never reads the file
+ * itself: what it draws comes in the dry run's answer, one request however many cycles (D58).
  */
 import type { components, paths } from '../../generated/admin-api.js'
 
@@ -12,7 +13,6 @@ type DryRunCycle = Schemas['DryRunCycle']
 type Ingested = paths['/v1/ingest/csv']['post']['responses'][201]['content']['application/json']
 type Cycles = paths['/v1/cycles']['get']['responses'][200]['content']['application/json']
 type Withdrawn = paths['/v1/cycles/{valid_from}']['delete']['responses'][200]['content']['application/json']
-type Prices = paths['/v1/prices']['get']['responses'][200]['content']['application/json']
 type Fuel = Schemas['PriceWarning']['fuel']
 type ApiPath = keyof paths
 
@@ -25,12 +25,8 @@ const FUELS: ReadonlyArray<{ fuel: Fuel, name: string }> = [
 const DRY_RUN: ApiPath = '/v1/ingest/csv/dry-run'
 const INGEST: ApiPath = '/v1/ingest/csv'
 const CYCLES: ApiPath = '/v1/cycles'
-const PRICES: ApiPath = '/v1/prices'
 const CYCLE: ApiPath = '/v1/cycles/{valid_from}'
 const cyclePath = (validFrom: string): string => CYCLE.replace('{valid_from}', encodeURIComponent(validFrom))
-
-/** /v1/prices' largest page. */
-const PAGE = 1000
 
 const $ = <T extends HTMLElement>(id: string): T => {
   const element = document.getElementById(id)
@@ -100,6 +96,10 @@ async function refusal (response: Response, action: Action): Promise<string> {
     case 404: return `Not found: ${detail}`
     case 413: return `The file is too large: ${detail}`
     case 415: return `Not a CSV file: ${detail}`
+    case 503: {
+      const wait = response.headers.get('retry-after')
+      return `The service is busy: ${detail}${wait === null ? '' : ` Wait ${wait} s before trying again.`}`
+    }
     case 429: {
       const wait = response.headers.get('retry-after')
       return `Too many requests: ${detail}${wait === null ? '' : ` Wait ${wait} s before trying again.`}`
@@ -117,100 +117,6 @@ function form (file: File): FormData {
   const data = new FormData()
   data.append('file', file, file.name)
   return data
-}
-
-// ---- The file, read in the page for the chart -------------------------------------------
-
-/** One row of the file: its physical line, town key and prices. */
-interface FileRow { line: number, town: string, validFrom: string, prices: Record<Fuel, number> }
-
-const HEADERS: Record<string, 'from' | 'town' | Fuel> = {
-  from: 'from', validfrom: 'from', town: 'town',
-  superpms: 'super_petrol', super: 'super_petrol', superpetrol: 'super_petrol',
-  dieselago: 'diesel', diesel: 'diesel', keroseneik: 'kerosene', kerosene: 'kerosene'
-}
-
-/** D4's comparison key of a town: white space collapsed, lower case. */
-const townKey = (raw: string): string => raw.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase()
-
-/** D7: DD-MM-YYYY or YYYY-MM-DD → YYYY-MM-DD. */
-function isoDate (raw: string): string {
-  const cell = raw.trim()
-  const dmy = /^(\d{2})-(\d{2})-(\d{4})$/.exec(cell)
-  return dmy === null ? cell : `${dmy[3]}-${dmy[2]}-${dmy[1]}`
-}
-
-/**
- * RFC 4180 records with the physical line each starts on (the header is line 1), as the
- * service numbers them. Only files the dry run accepted are read, so nothing is validated here.
- */
-function records (text: string): Array<{ line: number, cells: string[] }> {
-  const out: Array<{ line: number, cells: string[] }> = []
-  let cells: string[] = []
-  let cell = ''
-  let quoted = false
-  let line = 1
-  let start = 1
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] as string
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') { cell += '"'; i++ } else if (c === '"') quoted = false
-      else { if (c === '\n') line++; cell += c }
-    } else if (c === '"') quoted = true
-    else if (c === ',') { cells.push(cell); cell = '' } else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++
-      cells.push(cell)
-      if (cells.some((v) => v.trim() !== '')) out.push({ line: start, cells })
-      cells = []
-      cell = ''
-      line++
-      start = line
-    } else cell += c
-  }
-  cells.push(cell)
-  if (cells.some((v) => v.trim() !== '')) out.push({ line: start, cells })
-  return out
-}
-
-function fileRows (text: string): FileRow[] {
-  const [header, ...data] = records(text.replace(/^\uFEFF/, ''))
-  if (header === undefined) return []
-  const column: Partial<Record<'from' | 'town' | Fuel, number>> = {}
-  header.cells.forEach((name, index) => {
-    const field = HEADERS[name.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '')]
-    if (field !== undefined && column[field] === undefined) column[field] = index
-  })
-  const at = (cells: string[], field: 'from' | 'town' | Fuel): string => cells[column[field] ?? -1] ?? ''
-  return data.map(({ line, cells }) => ({
-    line,
-    town: at(cells, 'town').trim().replace(/\s+/g, ' '),
-    validFrom: isoDate(at(cells, 'from')),
-    prices: { super_petrol: Number(at(cells, 'super_petrol')), diesel: Number(at(cells, 'diesel')), kerosene: Number(at(cells, 'kerosene')) }
-  }))
-}
-
-/** The stored prices of the cycle starting `validFrom`, by town key, paged through /v1/prices. */
-async function storedCycle (validFrom: string): Promise<Map<string, Record<Fuel, number>>> {
-  const [year, month] = validFrom.split('-').map(Number) as [number, number]
-  const next = new Date(Date.UTC(year, month, 14)).toISOString().slice(0, 10) // the cycle's last day
-  const prices = new Map<string, Record<Fuel, number>>()
-  for (let offset = 0; ; offset += PAGE) {
-    const query = new URLSearchParams({ start_date: validFrom, end_date: next, limit: String(PAGE), offset: String(offset) })
-    const page = await call<Prices>('GET', `${PRICES}?${query.toString()}`, 'read')
-    for (const p of page) {
-      if (p.valid_from === validFrom) prices.set(townKey(p.town), { super_petrol: p.super_petrol, diesel: p.diesel, kerosene: p.kerosene })
-    }
-    if (page.length < PAGE) return prices
-  }
-}
-
-/** The previous cycle as it would stand after the upload: stored, then the file's own rows (D40). */
-async function previousPrices (cycle: DryRunCycle, rows: FileRow[]): Promise<Map<string, Record<Fuel, number>>> {
-  const previous = cycle.previous_valid_from
-  if (previous === null) return new Map()
-  const prices = await storedCycle(previous)
-  for (const row of rows) if (row.validFrom === previous) prices.set(townKey(row.town), row.prices)
-  return prices
 }
 
 // ---- Rendering ---------------------------------------------------------------------------
@@ -241,16 +147,17 @@ function counts (review: DryRun): HTMLElement {
   return list
 }
 
-function townList (title: string, towns: string[], kind: string): HTMLElement {
+function townList (title: string, towns: string[], notListed: number, kind: string): HTMLElement {
   const block = el('div', undefined, { 'data-towns': kind })
-  block.append(el('h4', `${title} (${towns.length})`))
-  if (towns.length === 0) {
+  block.append(el('h4', `${title} (${towns.length + notListed})`))
+  if (towns.length + notListed === 0) {
     block.append(el('p', 'None.', { class: 'hint' }))
     return block
   }
   const list = el('ul', undefined, { class: 'towns' })
   for (const town of towns) list.append(el('li', town))
   block.append(list)
+  if (notListed > 0) block.append(el('p', `${notListed} more not listed: one review lists at most 1,000.`, { class: 'hint', 'data-not-listed': String(notListed) }))
   return block
 }
 
@@ -260,7 +167,7 @@ interface Point { town: string, change: number, previous: number, price: number,
  * One fuel's strip: every town's change against the previous cycle on one axis, warned towns
  * drawn larger in another colour and named, so a typo (2140.00 for 214.00) stands out.
  */
-function strip (fuel: { fuel: Fuel, name: string }, points: Point[], unplotted: string[]): HTMLElement {
+function strip (fuel: { fuel: Fuel, name: string }, points: Point[], unplotted: string[], notCharted: number): HTMLElement {
   const figure = el('figure', undefined, { 'data-fuel': fuel.fuel })
   const width = 720
   const height = 96
@@ -274,7 +181,7 @@ function strip (fuel: { fuel: Fuel, name: string }, points: Point[], unplotted: 
   const warned = points.filter((p) => p.warned)
   const title = `${fuel.name}: change per town against the previous cycle`
   const summary = points.length === 0
-    ? 'No town of this cycle has a price in the previous cycle.'
+    ? (notCharted > 0 ? 'Not charted: this review has charted as many towns as it lists.' : 'No town of this cycle has a price in the previous cycle.')
     : `${points.length} towns, from ${signed(Math.min(...changes))} to ${signed(Math.max(...changes))} KSh` +
       (warned.length === 0 ? '; no warnings.' : `; warned: ${warned.map((p) => `${p.town} ${money(p.previous)} → ${money(p.price)}`).join(', ')}.`)
   const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, width, height, class: 'strip', role: 'img', 'aria-label': `${title}. ${summary}` })
@@ -305,20 +212,17 @@ function strip (fuel: { fuel: Fuel, name: string }, points: Point[], unplotted: 
   return figure
 }
 
-async function renderCycle (cycle: DryRunCycle, rows: FileRow[]): Promise<HTMLElement> {
+function renderCycle (cycle: DryRunCycle): HTMLElement {
   const block = el('article', undefined, { 'data-cycle': cycle.valid_from })
   block.append(el('h3', `Cycle ${cycle.valid_from} to ${cycle.valid_to}`))
   block.append(el('p', cycle.previous_valid_from === null
     ? 'Compared with: no earlier cycle (nothing is new or missing).'
     : `Compared with: the cycle of ${cycle.previous_valid_from}.`, { 'data-compared': cycle.previous_valid_from ?? '' }))
-  block.append(townList('New towns', cycle.new_towns, 'new'), townList('Missing towns', cycle.missing_towns, 'missing'))
-
-  const previous = await previousPrices(cycle, rows)
-  const byLine = new Map(rows.map((r) => [r.line, r]))
-  const mine = rows.filter((r) => r.validFrom === cycle.valid_from)
+  block.append(townList('New towns', cycle.new_towns, cycle.new_towns_not_listed, 'new'),
+    townList('Missing towns', cycle.missing_towns, cycle.missing_towns_not_listed, 'missing'))
 
   block.append(el('h4', `Warnings (${cycle.warnings.length + cycle.warnings_not_listed})`))
-  if (cycle.warnings.length === 0) {
+  if (cycle.warnings.length === 0 && cycle.warnings_not_listed === 0) {
     block.append(el('p', 'None: no price moved or stands out beyond the warning share.', { class: 'hint' }))
   } else {
     const table = el('table', undefined, { 'data-warnings': cycle.valid_from })
@@ -328,33 +232,29 @@ async function renderCycle (cycle: DryRunCycle, rows: FileRow[]): Promise<HTMLEl
     table.tHead?.append(head)
     for (const w of cycle.warnings) {
       const fuel = FUELS.find((f) => f.fuel === w.fuel)?.name ?? w.fuel
-      const old = previous.get(townKey(w.town))?.[w.fuel]
-      const price = byLine.get(w.line)?.prices[w.fuel]
       const row = el('tr', undefined, { 'data-town': w.town, 'data-fuel': w.fuel })
       row.append(el('td', String(w.line), { class: 'num' }), el('td', w.town), el('td', fuel),
-        el('td', old === undefined ? '—' : money(old), { class: 'num' }), el('td', price === undefined ? '—' : money(price), { class: 'num' }),
+        el('td', w.previous === null ? '—' : money(w.previous), { class: 'num' }), el('td', money(w.price), { class: 'num' }),
         el('td', w.detail))
       table.tBodies[0]?.append(row)
     }
-    block.append(table)
+    if (cycle.warnings.length > 0) block.append(table)
     if (cycle.warnings_not_listed > 0) block.append(el('p', `${cycle.warnings_not_listed} more warnings are not listed.`, { class: 'hint' }))
   }
 
-  const warned = new Set(cycle.warnings.map((w) => `${townKey(w.town)}|${w.fuel}`))
+  // The towns of the file that the previous cycle also has, with both prices, as the dry run sent them.
+  const warned = new Set(cycle.warnings.map((w) => `${w.fuel}|${w.town}`))
+  if (cycle.changes_not_listed > 0) {
+    block.append(el('p', `${cycle.changes_not_listed} more towns are not charted: one review charts at most 5,000.`, { class: 'hint', 'data-not-charted': String(cycle.changes_not_listed) }))
+  }
   for (const fuel of FUELS) {
-    const points: Point[] = []
-    const unplotted: string[] = []
-    for (const row of mine) {
-      const before = previous.get(townKey(row.town))?.[fuel.fuel]
-      const isWarned = warned.has(`${townKey(row.town)}|${fuel.fuel}`)
-      if (before === undefined) {
-        if (isWarned) unplotted.push(row.town)
-        continue
-      }
-      const price = row.prices[fuel.fuel]
-      points.push({ town: row.town, previous: before, price, change: Math.round((price - before) * 100) / 100, warned: isWarned })
-    }
-    block.append(strip(fuel, points, unplotted))
+    const points: Point[] = cycle.changes.map((c) => {
+      const previous = c.previous[fuel.fuel]
+      const price = c.price[fuel.fuel]
+      return { town: c.town, previous, price, change: Math.round((price - previous) * 100) / 100, warned: warned.has(`${fuel.fuel}|${c.town}`) }
+    })
+    const unplotted = cycle.warnings.filter((w) => w.fuel === fuel.fuel && w.previous === null).map((w) => w.town)
+    block.append(strip(fuel, points, [...new Set(unplotted)], cycle.changes_not_listed))
   }
   return block
 }
@@ -371,9 +271,8 @@ async function review (): Promise<void> {
   say(`Checking ${file.name} (dry run: nothing is written)…`)
   try {
     const result = await call<DryRun>('POST', DRY_RUN, 'review', form(file))
-    const rows = fileRows(await file.text())
     const parts: HTMLElement[] = [el('p', `${file.name}: what publishing it would do.`), counts(result)]
-    for (const cycle of result.cycles) parts.push(await renderCycle(cycle, rows))
+    for (const cycle of result.cycles) parts.push(renderCycle(cycle))
     ui.reviewOut.replaceChildren(...parts)
     ui.reviewSection.hidden = false
     ui.publish.disabled = false

@@ -3,24 +3,22 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../../config.js'
-import type { IngestOutcome } from '../../domain/price-rows.js'
-import { operations, type DryRunResponse } from '../../generated/openapi.js'
+import type { IngestOutcome, PriceRow } from '../../domain/price-rows.js'
+import { operations, type DryRunCycle, type DryRunPrices, type DryRunResponse } from '../../generated/openapi.js'
 import { bearerAuth } from '../../auth/bearer-auth.js'
 import { continueIfExpected } from '../../http-server/request-framing.js'
 import { acceptUploads, contentEncodingError, readCsvUpload } from '../../ingest/multipart-upload.js'
 import { acceptedCycleWindow, todayInKenya } from '../../domain/cycle.js'
-import { cycleCsvBatches, decodeCsv, parseCycleCsv } from '../../ingest/csv.js'
-import { cycleWarnings } from '../../ingest/cycle-warnings.js'
-import { reviewCycles } from '../../ingest/plausibility.js'
+import { cycleWarnings, type CycleWarningOptions } from '../../ingest/cycle-warnings.js'
+import { reviewCycles, type CycleReview, type FuelCents } from '../../ingest/plausibility.js'
+import { Slices, decodeCsvInSlices, rowsInSlices } from '../../ingest/slices.js'
+import { UploadQueue, type UploadPlace } from '../../ingest/upload-queue.js'
 
 interface IngestRoutesOptions {
-  config: Pick<Config, 'ingestToken' | 'maxUploadBytes' | 'ingestWarnShare' | 'ingestMissingTownsShare' | 'now'>
+  config: Pick<Config, 'ingestToken' | 'maxUploadBytes' | 'ingestWarnShare' | 'ingestMissingTownsShare' | 'uploadQueueSize' | 'now'>
 }
 
 const INVALID_TOKEN = 'Invalid authorization token for ingestion endpoint.'
-
-/** D48 hostile input: the most price warnings one dry run lists. */
-export const MAX_WARNINGS_LISTED = 1000
 
 /** D43: `?dry_run=true` is deprecated since 2026-11-22 (RFC 9745: a Unix time). */
 const DRY_RUN_DEPRECATED = '@1795305600'
@@ -31,46 +29,58 @@ const IngestLegacyQuery = Type.Object({ dry_run: Type.Boolean({ default: false }
 const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { config }) => {
   // D13 token first, after the limiter so a wrong token counts (D48); only then is the body invited.
   const checkToken = bearerAuth({ token: config.ingestToken, detail: INVALID_TOKEN, failures: app.failedTokens })
+  const queue = new UploadQueue(config.uploadQueueSize)
+  const places = new WeakMap<FastifyRequest, UploadPlace>()
   app.addHook('preParsing', async (request, reply) => {
     await checkToken(request)
     const encoded = contentEncodingError(request)
     if (encoded !== undefined) throw encoded
+    // D57: a place among the uploads this process handles at once, or 503 before the body is invited.
+    places.set(request, queue.enter(reply))
     continueIfExpected(request, reply)
   })
   await acceptUploads(app, config.maxUploadBytes)
 
-  /** The file's validated rows (spec 4.5, D4–D10: every 400) and what an upload would do. */
-  const dryRun = async (request: FastifyRequest): Promise<DryRunResponse> => {
-    const now = config.now?.() ?? new Date()
-    // Rows outside the accepted window of cycles are refused as hostile input (D48).
-    const rows = parseCycleCsv(decodeCsv(await readCsvUpload(request, config.maxUploadBytes)), acceptedCycleWindow(now))
-    const whole = { today: todayInKenya(now), missingTownsShare: config.ingestMissingTownsShare }
-    const outcome = await app.prices.count(rows)
-    const review = reviewCycles(rows, await app.prices.storedForReview(rows), config.ingestWarnShare)
-    request.log.info({ dryRun: true, ...logFields(outcome) }, 'csv ingest dry run')
-    let budget = MAX_WARNINGS_LISTED
-    return {
-      status: 'dry_run',
-      records_processed: outcome.recordsProcessed,
-      inserted: outcome.inserted,
-      updated: outcome.updated,
-      unchanged: outcome.unchanged,
-      cycles: review.map((c) => {
-        // D48: a bounded answer, whatever the file: the first MAX_WARNINGS_LISTED, then counts.
-        const listed = c.warnings.slice(0, Math.max(0, budget))
-        budget -= listed.length
-        return {
-          valid_from: c.validFrom,
-          valid_to: c.validTo,
-          previous_valid_from: c.previousValidFrom,
-          new_towns: c.newTowns,
-          missing_towns: c.missingTowns,
-          warnings: listed,
-          warnings_not_listed: c.warnings.length - listed.length,
-          cycle_warnings: cycleWarnings(c, whole) // D73: a partial or early cycle
-        }
-      })
+  /** The upload's work, holding its place in the queue until it is done. */
+  const inPlace = async <T>(request: FastifyRequest, work: () => Promise<T>): Promise<T> => {
+    const place = places.get(request)
+    place?.start()
+    try {
+      return await work()
+    } finally {
+      place?.finish()
     }
+  }
+
+  /** The file's validated rows in batches (spec 4.5, D4–D10: every 400), read in slices (D57). */
+  const readBatches = async (request: FastifyRequest, slices: Slices, now: Date): Promise<PriceRow[][]> => {
+    const text = await decodeCsvInSlices(await readCsvUpload(request, config.maxUploadBytes), slices)
+    const batches: PriceRow[][] = []
+    // Rows outside the accepted window of cycles are refused as hostile input (D48).
+    for await (const batch of rowsInSlices(text, acceptedCycleWindow(now), slices)) batches.push(batch)
+    return batches
+  }
+
+  /** What an upload would do: the counts and each cycle's review, from one read of what is stored (D40). */
+  const dryRun = async (request: FastifyRequest): Promise<DryRunResponse> => {
+    const slices = new Slices()
+    const now = config.now?.() ?? new Date()
+    const whole = { today: todayInKenya(now), missingTownsShare: config.ingestMissingTownsShare }
+    const rows: PriceRow[] = []
+    for (const batch of await readBatches(request, slices, now)) {
+      for (const row of batch) rows.push(row)
+      if (slices.overdue()) await slices.turn()
+    }
+    const review = await reviewCycles(rows, await app.prices.storedForReview(rows), config.ingestWarnShare)
+    let inserted = 0
+    let updated = 0
+    for (const c of review) {
+      inserted += c.inserted
+      updated += c.updated
+    }
+    const unchanged = rows.length - inserted - updated
+    request.log.info({ dryRun: true, recordsProcessed: rows.length, inserted, updated, unchanged, newestCycle: review[0]?.validFrom }, 'csv ingest dry run')
+    return { status: 'dry_run', records_processed: rows.length, inserted, updated, unchanged, cycles: review.map((c) => dryRunCycle(c, whole)) }
   }
 
   app.route({
@@ -78,7 +88,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
     handler: async (request, reply) => {
       // A dry run describes one moment of the table: nothing for a cache to keep.
       void reply.header('cache-control', 'no-store')
-      return await dryRun(request)
+      return await inPlace(request, async () => await dryRun(request))
     }
   })
 
@@ -90,28 +100,30 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
         // D43: the deprecated spelling of the dry run answers as its successor does, and says so.
         void reply.header('cache-control', 'no-store').header('deprecation', DRY_RUN_DEPRECATED)
           .header('link', `<${operations.dryRunIngestCsv.url}>; rel="successor-version"`)
-        return await reply.code(200 as never).send(await dryRun(request) as never)
+        return await reply.code(200 as never).send(await inPlace(request, async () => await dryRun(request)) as never)
       }
-      const text = decodeCsv(await readCsvUpload(request, config.maxUploadBytes))
-      const outcome = await app.commitAndInvalidate({
-        // The file is validated as it is written: a 400 found mid-file rolls back what was written before it.
-        run: async (notifyPayload) => await app.prices.ingest(cycleCsvBatches(text, undefined, acceptedCycleWindow(config.now?.())), { notifyPayload }),
-        changedCycles: (outcome) => outcome.cycles.map((c) => c.validFrom),
-        count: (outcome) => {
-          app.metrics.ingests.inc()
-          app.metrics.rowsIngested.inc(outcome.recordsProcessed)
+      return await inPlace(request, async () => {
+        // Spec 4.5, D4–D10: the whole file is checked, in slices, before anything is written (D57).
+        const batches = await readBatches(request, new Slices(), config.now?.() ?? new Date())
+        const outcome = await app.commitAndInvalidate({
+          run: async (notifyPayload) => await app.prices.ingest(batches, { notifyPayload }),
+          changedCycles: (outcome) => outcome.cycles.map((c) => c.validFrom),
+          count: (outcome) => {
+            app.metrics.ingests.inc()
+            app.metrics.rowsIngested.inc(outcome.recordsProcessed)
+          }
+        })
+        request.log.info(logFields(outcome), 'csv ingested')
+        void reply.code(201)
+        return {
+          status: 'success' as const,
+          records_processed: outcome.recordsProcessed,
+          timestamp: utcTimestamp(new Date()), // UTC, to the second, with a Z (D16)
+          inserted: outcome.inserted,
+          updated: outcome.updated,
+          unchanged: outcome.unchanged
         }
       })
-      request.log.info(logFields(outcome), 'csv ingested')
-      void reply.code(201)
-      return {
-        status: 'success' as const,
-        records_processed: outcome.recordsProcessed,
-        timestamp: utcTimestamp(new Date()), // UTC, to the second, with a Z (D16)
-        inserted: outcome.inserted,
-        updated: outcome.updated,
-        unchanged: outcome.unchanged
-      }
     }
   })
 }
@@ -121,12 +133,42 @@ function logFields (outcome: IngestOutcome): Record<string, number | string | un
   return { recordsProcessed, inserted, updated, unchanged, newestCycle: cycles[0]?.validFrom }
 }
 
+/** A cycle's review as the contract words it, prices in KSh (the review counts whole cents). */
+function dryRunCycle (c: CycleReview, whole: CycleWarningOptions): DryRunCycle {
+  return {
+    valid_from: c.validFrom,
+    valid_to: c.validTo,
+    previous_valid_from: c.previousValidFrom,
+    new_towns: c.newTowns,
+    new_towns_not_listed: c.newTownsNotListed,
+    missing_towns: c.missingTowns,
+    missing_towns_not_listed: c.missingTownsNotListed,
+    warnings: c.warnings.map((w) => ({
+      line: w.line,
+      town: w.town,
+      fuel: w.fuel,
+      kind: w.kind,
+      detail: w.detail,
+      price: w.price / 100,
+      previous: w.previous === null ? null : w.previous / 100
+    })),
+    warnings_not_listed: c.warningsNotListed,
+    changes: c.changes.map((change) => ({ town: change.town, previous: shillings(change.previous), price: shillings(change.price) })),
+    changes_not_listed: c.changesNotListed,
+    cycle_warnings: cycleWarnings(c, whole) // a partial or early cycle (D73)
+  }
+}
+
+function shillings (prices: FuelCents): DryRunPrices {
+  return { super_petrol: prices.super_petrol / 100, diesel: prices.diesel / 100, kerosene: prices.kerosene / 100 }
+}
+
 function utcTimestamp (date: Date): string {
   return date.toISOString().slice(0, 19) + 'Z'
 }
 
 export default fp(ingest, {
   name: 'ingest-routes',
-  dependencies: ['prices-repository', 'cache-invalidation', 'metrics', 'rate-limit', 'http-caching', 'errors', 'bearer-auth'],
+  dependencies: ['prices-repository', 'read-cache', 'cache-invalidation', 'cache-purge', 'metrics', 'rate-limit', 'http-caching', 'errors', 'bearer-auth'],
   encapsulate: true
 })
