@@ -60,7 +60,7 @@ function crossings (root: string): string[] {
 t.test('no import crosses between src/ingest/ and src/db/, and SQL is written in src/db/ only', async (t) => {
   t.strictSame(crossings(SRC), [])
   const imports = importsUnder(SRC)
-  t.ok(imports.some((i) => i.file === 'routes/ingest/index.ts' && i.target === 'ingest/csv.ts'), 'the ingest route reads the file through src/ingest/')
+  t.ok(imports.some((i) => i.file === 'routes/ingest/index.ts' && i.target === 'ingest/slices.ts'), 'the ingest route reads the file through src/ingest/')
   t.ok(imports.some((i) => i.file === 'db/postgres/copy.ts' && i.target === 'domain/price-rows.ts'), 'and src/db/ takes its rows as src/domain/ shapes them')
 })
 

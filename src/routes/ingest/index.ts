@@ -153,9 +153,9 @@ function dryRunCycle (c: CycleReview, whole: CycleWarningOptions): DryRunCycle {
       previous: w.previous === null ? null : w.previous / 100
     })),
     warnings_not_listed: c.warningsNotListed,
+    cycle_warnings: cycleWarnings(c, whole), // a partial or early cycle (D73)
     changes: c.changes.map((change) => ({ town: change.town, previous: shillings(change.previous), price: shillings(change.price) })),
-    changes_not_listed: c.changesNotListed,
-    cycle_warnings: cycleWarnings(c, whole) // a partial or early cycle (D73)
+    changes_not_listed: c.changesNotListed
   }
 }
 
