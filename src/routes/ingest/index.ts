@@ -55,22 +55,19 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
     }
   }
 
-  /** The file's validated rows in batches (spec 4.5, D4–D10: every 400), read in slices (D57). */
-  const readBatches = async (request: FastifyRequest, slices: Slices): Promise<PriceRow[][]> => {
+  /** The file's validated rows (spec 4.5, D4–D10: every 400), read in slices (D57), in csv.ts's pieces. */
+  const readRows = async (request: FastifyRequest): Promise<PriceRow[][]> => {
+    const slices = new Slices()
     const text = await decodeCsvInSlices(await readCsvUpload(request, config.maxUploadBytes), slices)
-    const batches: PriceRow[][] = []
-    for await (const batch of rowsInSlices(text, plausibleCycles(), slices)) batches.push(batch) // D48 cycle window
-    return batches
+    const pieces: PriceRow[][] = []
+    for await (const piece of rowsInSlices(text, plausibleCycles(), slices)) pieces.push(piece) // D48 cycle window
+    return pieces
   }
 
   /** What an upload would do: the counts and each cycle's review, from one read of what is stored (D40). */
   const dryRun = async (request: FastifyRequest): Promise<DryRunResponse> => {
-    const slices = new Slices()
     const rows: PriceRow[] = []
-    for (const batch of await readBatches(request, slices)) {
-      for (const row of batch) rows.push(row)
-      if (slices.overdue()) await slices.turn()
-    }
+    for (const piece of await readRows(request)) for (const row of piece) rows.push(row)
     const review = await app.prices.review(rows, config.ingestWarnShare)
     let inserted = 0
     let updated = 0
@@ -104,7 +101,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
       }
       return await inPlace(request, async () => {
         // Spec 4.5, D4–D10: the whole file is checked, in slices, before anything is written (D57).
-        const batches = await readBatches(request, new Slices())
+        const batches = await readRows(request)
         const notification = app.cacheInvalidation.expect(NOTIFY_WAIT_MS)
         let outcome
         try {
