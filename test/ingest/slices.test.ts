@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import t from 'tap'
+import type { IngestRejected } from '../../src/domain/errors.js'
 import { decodeCsv } from '../../src/ingest/csv.js'
 import { Slices, decodeCsvInSlices } from '../../src/ingest/slices.js'
 
@@ -36,7 +37,8 @@ t.test('[D57] a leading BOM is dropped, a U+FEFF met at a cut is kept', async (t
 t.test('[D57] bytes that are not UTF-8 are refused with decodeCsv\'s own 400, wherever they are', async (t) => {
   for (const bad of [[0xff], [0xe2, 0x82], [0x80, 0x80, 0x80, 0x80]]) {
     const bytes = bytesOf('a'.repeat(SLICE - 1), new Uint8Array(bad), 'b'.repeat(10))
-    await t.rejects(decodeCsvInSlices(bytes, new Slices()), { statusCode: 400, detail: 'Uploaded file is not valid UTF-8 text.' }, bad.map((b) => b.toString(16)).join(' '))
+    const refusal = await decodeCsvInSlices(bytes, new Slices()).then(() => undefined, (err: unknown) => err as IngestRejected)
+    t.strictSame([refusal?.name, refusal?.statusCode, refusal?.detail], ['IngestRejected', 400, 'Uploaded file is not valid UTF-8 text.'], bad.map((b) => b.toString(16)).join(' '))
   }
 })
 
