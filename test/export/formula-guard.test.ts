@@ -56,7 +56,7 @@ t.test('[D31][D30] rows stored before D30 export disarmed, and their re-upload i
   ].join('\r\n'))
   const again = await upload(app, exported.body, { query: '?dry_run=true', headers: AUTH })
   t.equal(again.statusCode, 400)
-  t.strictSame(again.json(), { detail: "Invalid town name on line 2: '+1", line: 2 })
+  t.strictSame(again.json(), { detail: "Invalid town name on line 2: '+1", line: 2, column: 'Town' })
   t.equal(await rowCount(), 3)
 })
 
