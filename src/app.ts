@@ -53,8 +53,7 @@ function serverOptions (config: Config, log?: Logger): FastifyServerOptions {
     // Which address is the client's; a hop count works at run time though Fastify's typings omit it.
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     requestIdHeader: 'x-request-id',
-    // Fastify's own request lines off: one access line, only for failures and slow answers, is
-    // cheaper per request, and a request's child logger is made only when it writes (D45).
+    // one access line, only for failures and slow answers, is cheaper than Fastify's per-request lines (D45)
     logController: new AccessLog(),
     childLoggerFactory: lazyChildLoggerFactory(log),
     return503OnClosing: false,
@@ -62,7 +61,6 @@ function serverOptions (config: Config, log?: Logger): FastifyServerOptions {
     pluginTimeout: PLUGIN_TIMEOUT_MS,
     ...timeoutServerOptions(config), // bounds on slow clients, so none holds a connection forever
     clientErrorHandler, // node:http's own 400, 408 and 431 in the error envelope
-    // A path that is not valid percent-encoding is refused in the envelope, like any 400.
     frameworkErrors: (error, _request, reply) => {
       void (reply as FastifyReply).code(error.statusCode ?? 400).send({ detail: error.code === 'FST_ERR_BAD_URL' ? 'The URL is not valid percent-encoding' : error.message })
     },
@@ -83,7 +81,6 @@ export function terminalLogger (config: Config, isTTY: boolean | undefined, node
   }
 }
 
-/** How pino-pretty shows a line at a terminal: the time of day, no pid or host. */
 const PRETTY_OPTIONS = { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: true }
 
 /** Logger options as given (tests pass their own stream), always with LOG_REDACT added. */
@@ -95,8 +92,7 @@ export function loggerOptions (config: Config, logger: LoggerSetting): LoggerSet
   return { ...logger, redact: { ...(Array.isArray(own) ? {} : own), paths: [...new Set([...LOG_REDACT, ...paths])] } }
 }
 
-/** Routes outside the contract that are never rate limited: the way in, the docs UI, the metrics scrape.
- * Contract operations say it themselves (health and the document). */
+/** Non-contract routes never rate limited; contract operations say it themselves. */
 const UNLIMITED_PATHS = ['/', `${DOCS_PREFIX}/*`, METRICS_PATH]
 
 export interface ServicePlugin {
@@ -105,8 +101,7 @@ export interface ServicePlugin {
   options?: object
 }
 
-/** The service's plugins in registration order, each declaring its fastify-plugin `dependencies`.
- * A list, so the bench can swap one for an empty plugin of the same name. */
+/** The plugins in registration order; a list, so the bench can swap one for an empty plugin of the same name. */
 export function servicePlugins (options: AppOptions): ServicePlugin[] {
   const { config } = options
   return [
@@ -146,7 +141,6 @@ const serviceApp: FastifyPluginAsync<ServiceOptions> = async (app, options) => {
     await app.register(plugin, pluginOptions ?? {})
   }
   if (options.config.ingestToken === undefined) {
-    // Open writes are for local development only: said at every start.
     app.log.warn('INGEST_TOKEN is not set: POST /v1/ingest/csv and DELETE /v1/cycles/{valid_from} accept every request without authorisation')
   }
 }

@@ -9,23 +9,11 @@ export const DEFAULT_CORS_ORIGINS = [
 ]
 
 /**
- * Every setting of the service, each described once: its environment name, type, default,
- * bounds and a one-sentence description. The `Config` type and `loadConfig` come from it, and
- * `npm run generate` writes the README's settings table and `.env.example` from it (`-- --check`
- * fails CI when either differs from what this schema gives).
- *
- * Adding a setting is one entry here, then `npm run generate`:
- * - the key is the environment name in CONSTANT_CASE; the config field is its camelCase
- *   (`UPLOAD_QUEUE_SIZE` → `config.uploadQueueSize`), typed from the schema;
- * - the TypeBox type carries the bounds (`minimum`, `maximum`, `pattern`, …), a `description` of
- *   one sentence (shown in the README and `.env.example`), and either a `default` or, wrapped in
- *   `Type.Optional`, an `examples: [value]` for `.env.example` (unset then means "off");
- * - `allowed`: what the setting takes, in words (the README shows it, and a value the schema
- *   refuses is reported as "expected <allowed>" instead of TypeBox's message); a number's bounds
- *   and a union of literals ("one of …") say it by themselves, a string needs it;
- * - optional: `anyCase: true`, compared lower-cased; `Type.Transform` turns the text into a
- *   richer value (a list, a number or `true`).
- * A rule between two settings goes in `loadConfig`, after the loop.
+ * Every setting, described once: `Config`, `loadConfig`, the README table and `.env.example` come from it.
+ * To add one: a CONSTANT_CASE key (its field is the camelCase) whose TypeBox type has the bounds, a one-sentence
+ * `description`, and a `default` or, in `Type.Optional`, `examples: [value]`; `allowed` says in words what a string
+ * takes (also the "expected …" error); `anyCase: true` compares lower-cased; then `npm run generate`.
+ * A rule between two settings goes in `loadConfig`.
  */
 export const SETTINGS = {
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8000, description: 'The TCP port the server listens on.' }),
@@ -105,10 +93,7 @@ export const SETTINGS = {
   }))
 }
 
-/**
- * Environment variables the service reads that are not its settings, so not in SETTINGS (a
- * test holds src/ to these and SETTINGS).
- */
+/** Environment variables read that are not settings; a test holds src/ to these and SETTINGS. */
 export const NOT_SETTINGS = {
   NODE_ENV: 'Node\'s convention for the kind of deployment: `production` refuses an open upload and keeps logs JSON at a terminal.'
 }
@@ -149,7 +134,6 @@ export function loadConfig (source: Record<string, string | undefined> = process
   const env = Value.Convert(EnvSchema, Value.Default(EnvSchema, raw)) as Record<string, unknown>
   const firstError = Value.Errors(EnvSchema, env).First()
   if (firstError !== undefined) {
-    // An invalid setting says what it allows.
     const name = firstError.path.replace(/^\//, '')
     const schema = (SETTINGS as Record<string, TSchema>)[name]
     const allowed = schema === undefined ? undefined : allowedText(schema)
@@ -197,7 +181,6 @@ function parseOrigins (value: string): string[] {
   return origins
 }
 
-/** Fastify's trustProxy: `true`, `false`, a hop count, or a list of addresses/CIDRs. */
 function parseTrustProxy (value: string): boolean | number | string[] {
   const v = value.trim().toLowerCase()
   if (v === 'true') return true

@@ -18,7 +18,7 @@ function cannotStart (err: unknown, context: StartupContext): never {
   process.exit(1)
 }
 
-/** `.env` in the working directory fills in what the environment does not already set. */
+/** `.env` fills in only what the environment does not already set. */
 function loadDotEnv (): void {
   try {
     process.loadEnvFile('.env')
@@ -42,9 +42,7 @@ try {
   cannotStart(err, config)
 }
 
-// SIGTERM/SIGINT/SIGHUP: in-flight requests finish (up to REQUEST_TIMEOUT_MS plus closing the
-// pools), and a lost terminal (SIGHUP) is a shutdown like any other (D60); close-with-grace's own
-// lines go through the app's logger, so every line is JSON.
+// a lost terminal (SIGHUP) is a shutdown like any other; close-with-grace logs through the app so every line is JSON (D60)
 const graceMs = shutdownDelayMs(config)
 closeWithGrace({
   delay: graceMs - HARD_DEADLINE_LEAD_MS,

@@ -8,14 +8,10 @@ try { require('node:fs').writeSync(2, workerData.line) } catch {}
 process.kill(workerData.pid, 'SIGKILL')
 `
 
-/** The longest the shutdown waits for the watchdog's thread to start. */
 const START_WAIT_MS = 1000
 
-/**
- * Ends this process with SIGKILL `ms` from now unless it has exited by then (D60): whatever its
- * logger, a lost terminal or a stuck request does, a shutdown that has begun ends in time.
- * Resolves once the watchdog's thread runs: an exit while a thread starts can abort Node 20.
- */
+/** SIGKILLs this process `ms` from now unless it has exited, so a begun shutdown ends in time (D60).
+ * Resolves once the watchdog's thread runs: an exit while a thread starts can abort Node 20. */
 export async function armShutdownDeadline (ms: number): Promise<void> {
   const line = `{"level":60,"time":${Date.now() + ms},"pid":${process.pid},"msg":"shutdown did not finish within ${ms} ms: killed"}\n`
   const worker = new Worker(WATCHDOG, { eval: true, execArgv: [], workerData: { ms, pid: process.pid, line } })

@@ -2,8 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 
 const INFO_OR_BELOW = new Set(['info', 'debug', 'trace'])
 
-/** The start line shows at every log level: with info off, a child held at info writes Fastify's lines.
- * Pass `listenTextResolver` to `app.listen`, then call `announce(app.log)`. */
+/** Shows Fastify's start line at every log level: with info off, a child held at info writes it. */
 export function startLine (): { listenTextResolver: (address: string) => string, announce: (log: FastifyBaseLogger) => void } {
   const lines: string[] = []
   return {

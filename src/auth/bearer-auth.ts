@@ -8,7 +8,6 @@ interface BearerAuthOptions {
   token: string | undefined
   detail: string
   headers?: Record<string, string>
-  /** The allowance of wrong tokens shared by every protected route. */
   failures: FailedTokenBudget
 }
 

@@ -7,18 +7,14 @@ export const TOO_MANY_FAILED_TOKENS = 'Too many wrong authorization tokens. Try 
 const WINDOW_MS = 60_000
 
 interface FailedTokenBudgetOptions {
-  /** Wrong tokens answered 401 in any trailing minute, from all clients together. */
   perMinute: number
   log: FastifyBaseLogger
   windowMs?: number
   now?: () => number
 }
 
-/**
- * Wrong bearer tokens of every client together, whatever address each claims, share one
- * allowance per process (the rate limit's sliding log under a single key, D65); past it a wrong token answers
- * 429 while the right one is never counted, so guessing is bounded and the admin is not locked out.
- */
+/** All clients' wrong tokens share one allowance, whatever address each claims; past it a wrong token
+ * answers 429 but the right one still passes, so guessing is bounded and the admin not locked out (D65). */
 export class FailedTokenBudget {
   private readonly window: MemorySlidingWindowStore
   private readonly log: FastifyBaseLogger
@@ -33,7 +29,6 @@ export class FailedTokenBudget {
     this.log = options.log
   }
 
-  /** The answer to a wrong token: `unauthorized` while the allowance lasts, else a 429 with Retry-After. */
   refusal (unauthorized: () => HttpError): HttpError {
     const hit = this.window.hitSync('wrong-tokens')
     if (hit.allowed) return unauthorized()

@@ -10,7 +10,6 @@ declare module 'fastify' {
 }
 
 interface BearerAuthPluginOptions {
-  /** AUTH_FAILURES_PER_MINUTE */
   failuresPerMinute: number
 }
 

@@ -11,11 +11,7 @@ declare module 'fastify' {
 }
 
 export interface CachePurge {
-  /**
-   * Call once a change to these cycles has committed and every replica's read cache is clear:
-   * the shared cache drops every answer the change affects. Waits a second at most and
-   * never rejects; without CACHE_PURGE_URL nothing is sent.
-   */
+  /** Call once the change has committed and every replica's read cache is clear; waits a second at most, never rejects. */
   changed: (validFroms: Iterable<string>) => Promise<void>
 }
 

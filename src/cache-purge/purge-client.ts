@@ -4,9 +4,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { redactUrl } from '../config.js'
 
 export interface PurgeClientOptions {
-  /** Where `PURGE` requests go (CACHE_PURGE_URL). */
   url: string
-  /** Sent as `Authorization: Bearer <token>` when set (CACHE_PURGE_TOKEN). */
   token?: string | undefined
   /** The longest a write's answer waits for the first attempt; later ones run in the background. */
   waitMs?: number
@@ -15,7 +13,6 @@ export interface PurgeClientOptions {
   /** Pauses before each retry; their count is the number of retries. */
   retryDelaysMs?: readonly number[]
   log: FastifyBaseLogger
-  /** Called once per purge with how it ended. */
   onOutcome?: (outcome: PurgeOutcome) => void
 }
 
@@ -37,13 +34,8 @@ interface Job {
   closed: boolean
 }
 
-/**
- * Asks a shared cache to drop the answers filed under some tags (D70): `PURGE <url>` with
- * `Surrogate-Key: <tags>`. A cache that is down or slow never fails the write that asked: the
- * caller waits at most `waitMs`, failures are retried in the background a few times, and each
- * purge logs at most a warning when it first fails and one line when it ends otherwise than
- * delivered at once.
- */
+/** A cache that is down or slow never fails the write that asked: it waits at most `waitMs`, retries run in the
+ * background, and each purge logs at most a warning at its first failure and one line if it ends undelivered (D70). */
 export class PurgeClient {
   private readonly url: URL
   private readonly token: string | undefined

@@ -8,16 +8,12 @@ interface CorsPluginOptions {
   origins?: string[]
 }
 
-/** The rate-limit headers and the ETag, which browsers may then read. */
 const EXPOSED_HEADERS = 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, ETag'
 
 /** Every method of the contract's operations, and the preflight's own OPTIONS: a browser may call any operation. */
 const ALLOWED_METHODS = [...new Set([...Object.values(operations).map((o) => o.method), 'OPTIONS'])].join(', ')
 
-/**
- * CORS for the configured origins only, through @fastify/cors. Its onRequest hook answers
- * every OPTIONS before the rate limiter's, so a preflight is never counted.
- */
+/** @fastify/cors answers every OPTIONS before the rate limiter's hook, so a preflight is never counted. */
 const corsPlugin: FastifyPluginAsync<CorsPluginOptions> = async (app, options) => {
   const origins = options.origins ?? DEFAULT_CORS_ORIGINS
   if (origins.some((o) => o.includes('*'))) throw new Error('cors: wildcard origins are not allowed')

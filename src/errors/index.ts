@@ -10,7 +10,6 @@ import { toValidationItems } from './validation.js'
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const
 
-/** The answer to a write the database's full disk stopped. */
 export const STORAGE_FULL_DETAIL = 'Insufficient storage: the database disk is full, nothing was written'
 
 interface ErrorsOptions {
@@ -22,14 +21,12 @@ interface ErrorsOptions {
 async function errors (app: FastifyInstance, options: ErrorsOptions): Promise<void> {
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     if (error instanceof HttpError) {
-      // A 5xx's cause goes into its one access line.
       if (error.statusCode >= 500) recordFailure(request, error.cause ?? error)
       // An upload's refusal also says where and how to fix it, beside the same `detail`.
       void reply.headers(error.headers).code(error.statusCode).send(error instanceof IngestRejected ? error.body() : { detail: error.detail })
       return
     }
     if (error.validation !== undefined) {
-      // A 422 shaped as pydantic v1's, every failing parameter listed.
       void reply.code(422).send({ detail: toValidationItems(error.validation, error.validationContext ?? 'querystring') })
       return
     }
@@ -47,8 +44,7 @@ async function errors (app: FastifyInstance, options: ErrorsOptions): Promise<vo
     void reply.code(500).send({ detail: 'Internal Server Error' })
   })
 
-  // Answers no route matched (and bad URLs) take the hooks routes get in onRoute, from a scope of
-  // their own: no global onSend hook that every request would pass through.
+  // Unmatched answers get the routes' onRoute hooks in a scope of their own, so no global onSend hook slows every request.
   await app.register(async (unmatched) => {
     unmatched.addHook('onSend', noStoreAnswer)
     unmatched.addHook('onSend', app.metrics.unmatchedHook)

@@ -5,7 +5,6 @@ import { addVary } from './vary.js'
 
 export type Encoding = 'br' | 'gzip' | 'identity'
 
-/** One encoding of a body: its bytes and the ETag that names them. */
 interface Representation {
   readonly bytes: Buffer
   readonly etag: string
@@ -21,14 +20,9 @@ export function etagOf (bytes: Buffer | string): string {
   return `"${createHash('sha1').update(bytes).digest('base64url')}"`
 }
 
-/**
- * An answer made once and sent many times: its bytes and ETag, and its gzip and brotli forms,
- * each compressed on first use and kept. Made once per cache fill, so the best (slowest)
- * compression settings are affordable.
- */
+/** An answer made once per cache fill and sent many times, so the slowest, best compression is affordable. */
 export class CachedBody {
   readonly identity: Representation
-  /** Whether the body is large enough to be sent compressed. */
   readonly compressible: boolean
   private gzip: Representation | undefined
   private br: Representation | undefined
@@ -47,7 +41,6 @@ export class CachedBody {
     return this.identity.etag
   }
 
-  /** The body in `encoding`, or as it is when it is too small to compress. */
   representation (encoding: Encoding): Representation {
     if (!this.compressible || encoding === 'identity') return this.identity
     if (encoding === 'gzip') {
@@ -107,17 +100,12 @@ function opaque (tag: string): string {
 }
 
 interface SendOptions {
-  /** Default JSON. */
   contentType?: string
   /** Request headers the answer depends on besides Origin and Accept-Encoding. */
   vary?: readonly string[]
 }
 
-/**
- * Sends a cached read: the body in the client's preferred encoding with its ETag, or a 304 when
- * the client already has it. Every cached read goes through here; Cache-Control comes from
- * the route's policy (the http-caching plugin).
- */
+/** Sends a cached read in the client's preferred encoding, or a 304; Cache-Control comes from the route's policy. */
 export async function sendCached (request: FastifyRequest, reply: FastifyReply, body: Promise<CachedBody>, options: SendOptions = {}): Promise<FastifyReply> {
   const cached = await body
   const { bytes, etag, encoding } = cached.compressible ? cached.representation(preferredEncoding(request.headers['accept-encoding'])) : cached.identity

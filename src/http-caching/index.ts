@@ -15,13 +15,9 @@ declare module 'fastify' {
 /** The contract's Cache-Control of the public reads. */
 const PUBLIC_CACHE_CONTROL = 'public, max-age=86400, s-maxage=604800'
 
-/** What nothing may keep: every error, and every answer of a route without a policy of its own. */
 export const NO_STORE = 'no-store'
 
-/**
- * The onSend hook of a route whose policy is `cacheControl` on a success and no-store on an error.
- * A handler may still choose another for one answer (the ingest's deprecated dry run).
- */
+/** `cacheControl` on a success, no-store on an error; a handler may still set its own for one answer. */
 function cachePolicy (cacheControl: string): onSendHookHandler {
   return (_request, reply, payload, done) => {
     if (reply.statusCode >= 400) void reply.header('cache-control', NO_STORE)
@@ -33,12 +29,7 @@ function cachePolicy (cacheControl: string): onSendHookHandler {
 /** The hook of a route without a policy, and of every answer no route matched. */
 export const noStoreAnswer = cachePolicy(NO_STORE)
 
-/**
- * Cache-Control from each route's policy, ETags and 304s on the public reads, and the tags a
- * shared cache files a public read under. A route's hook is chosen as it is declared.
- */
 async function httpCaching (app: FastifyInstance): Promise<void> {
-  /** The hook of a public read; `tags` for its GET and HEAD answers. */
   const publicRead = (tags: AnswerTags | undefined): onSendHookHandler => (request, reply, payload, done) => {
     const status = reply.statusCode
     if (status >= 400) {

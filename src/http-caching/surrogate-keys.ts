@@ -1,10 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 
-/**
- * The tags a shared cache files each public answer under (the `Surrogate-Key` header), and the
- * tags a change to the prices drops. Each answer names the data it depends on: a list
- * (`prices`, `latest`, `changes`, `towns`, `cycles`, `feed`) or one cycle's page (`cycle-<day>`).
- */
+/** A shared cache files each public answer under the tags of the data it depends on, so a change drops only those. */
 export const SURROGATE_KEY_HEADER = 'surrogate-key'
 
 /** Every change can move any row of the lists: their tags are dropped on each ingest and withdrawal. */
@@ -26,7 +22,6 @@ const ANSWER_TAGS: Readonly<Record<string, AnswerTags>> = {
   getCycle: (request) => cycleTag((request.params as { valid_from: string }).valid_from)
 }
 
-/** The tags of an operation's answers; undefined when it has none. */
 export function answerTags (operationId: string | undefined): AnswerTags | undefined {
   return operationId === undefined ? undefined : ANSWER_TAGS[operationId]
 }

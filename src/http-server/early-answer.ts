@@ -4,7 +4,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 /** A lingering close drains at most LINGER_FACTOR × MAX_UPLOAD_BYTES. */
 export const LINGER_FACTOR = 5
 
-/** A drain gives up after this long without a byte, or this long in all. */
 const DRAIN_IDLE_MS = 2_000
 const DRAIN_LINGER_MS = 30_000
 
@@ -44,10 +43,7 @@ function discardUnreadBody (request: IncomingMessage, maxBytes: number): boolean
   return true
 }
 
-/**
- * Drains an early answer's unread body, so the client reads the answer instead of a reset (D29);
- * an answer already saying `Connection: close` closes at once.
- */
+/** Drains an early answer's unread body, so the client reads the answer instead of a reset (D29). */
 export function drainEarlyAnswer (request: FastifyRequest, reply: FastifyReply, maxBytes: number): void {
   const raw = request.raw
   // `complete`: the parser has seen the whole body; Node discards what is buffered by itself.

@@ -1,7 +1,4 @@
-/**
- * An error that is answered as it is: its status, its headers and the exact `detail` of the one
- * error envelope. Anything else thrown is a bare 500.
- */
+/** Answered as it is (status, headers and exact `detail`); anything else thrown is a bare 500. */
 export class HttpError extends Error {
   readonly statusCode: number
   readonly detail: unknown

@@ -6,12 +6,10 @@ import { framingError } from './request-framing.js'
 import { armBodyIdleTimeout } from './timeouts.js'
 
 interface HttpServerOptions {
-  /** How long a request's body may send nothing (BODY_IDLE_TIMEOUT_MS). */
   bodyIdleMs: number
   maxUploadBytes: number
 }
 
-/** The connection-level rules, one hook per phase: request framing, the body idle timeout, draining early answers, shutdown. */
 async function httpServer (app: FastifyInstance, options: HttpServerOptions): Promise<void> {
   // `Expect` is judged on Fastify's path (framingError), so a refusal is in the envelope.
   const handOn = (req: IncomingMessage, res: ServerResponse): void => { app.server.emit('request', req, res) }

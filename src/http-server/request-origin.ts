@@ -6,7 +6,6 @@ import type { FastifyRequest } from 'fastify'
 const NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/
 const WITH_PORT = /^(.*?)(?::(\d{1,5}))?$/
 
-/** `host[:port]` lower-cased when it is a name, an IPv4 or a bracketed IPv6 address with an optional port; else undefined. */
 function validHost (value: string | undefined): string | undefined {
   if (value === undefined) return undefined
   const [, rawName = '', port] = WITH_PORT.exec(value.toLowerCase()) as RegExpExecArray
@@ -16,11 +15,7 @@ function validHost (value: string | undefined): string | undefined {
   return port === undefined ? name : `${name}:${port}`
 }
 
-/**
- * The origin a client used, for absolute links: `X-Forwarded-Proto` and `X-Forwarded-Host`
- * as Fastify reads them under TRUST_PROXY, each ignored when it is not `http`/`https` or a valid
- * host; '' when not even the Host header is a valid host.
- */
+/** The origin a client used, for absolute links; a forwarded value that is not valid is ignored, '' when not even Host is. */
 export function requestOrigin (request: FastifyRequest): string {
   const host = validHost(request.host) ?? validHost(request.headers.host)
   if (host === undefined) return ''

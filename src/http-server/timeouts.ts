@@ -13,7 +13,6 @@ interface ConnectionTimeouts {
 // node:http checks the headers and request timeouts this often, so they fire up to this late.
 const CONNECTIONS_CHECK_INTERVAL_MS = 1000
 
-/** Fastify's server options for the timeouts (`http` is passed on to node:http's createServer). */
 export function timeoutServerOptions (timeouts: ConnectionTimeouts): { requestTimeout: number, keepAliveTimeout: number, http: ServerOptions } {
   return {
     requestTimeout: timeouts.requestTimeoutMs,

@@ -2,7 +2,6 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 
 export const SLOW_REQUEST_MS = 1000
 
-/** pino's, and the lazy child logger's; not in Fastify's base logger type. */
 interface LevelCheck { isLevelEnabled: (level: string) => boolean }
 
 const failures = new WeakMap<FastifyRequest, unknown>()
@@ -12,11 +11,7 @@ export function recordFailure (request: FastifyRequest, cause: unknown): void {
   failures.set(request, cause)
 }
 
-/**
- * One access line per request, at error for a 5xx (with its cause), warn when slow, else debug:
- * at the default level an ordinary request writes and builds nothing, which measured cheaper than
- * Fastify's two lines per request (D45).
- */
+/** One access line per request: error for a 5xx (with its cause), warn when slow, else debug (D45). */
 export function logAccess (request: FastifyRequest, reply: FastifyReply, responseTime: number, error?: Error): void {
   const level = error !== undefined || reply.statusCode >= 500 ? 'error' : responseTime >= SLOW_REQUEST_MS ? 'warn' : 'debug'
   // The usual case at the default level: nothing to write, so nothing built.

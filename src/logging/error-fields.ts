@@ -6,7 +6,6 @@ export interface ErrorFields {
   message: string
   /** SQLSTATE from PostgreSQL and PGlite, or Node's errno code (ECONNREFUSED, ENOSPC). */
   code?: string
-  /** PostgreSQL's severity: ERROR, FATAL, PANIC. */
   severity?: string
   /** Only for an error of the service's own code; a driver's answer has a code instead. */
   stack?: string
@@ -20,10 +19,7 @@ const STACK_MAX_LINES = 12
 const STACK_MAX_CHARS = 2000
 const CAUSE_DEPTH = 2
 
-/**
- * The failed query's wrapper (Drizzle's message holds the SQL and every bind parameter, 4.7 MB for
- * one ingest batch) gives way to its cause, the driver's own error (D61).
- */
+/** Drizzle's wrapper gives way to the driver's error: its message holds the SQL and every bind parameter (D61). */
 export function rootOfQueryError (err: unknown): unknown {
   return err instanceof DrizzleQueryError && err.cause !== undefined ? err.cause : err
 }

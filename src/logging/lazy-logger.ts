@@ -7,7 +7,7 @@ function levelValues (logger: FastifyBaseLogger): Record<string, number> | undef
   return (logger as { levels?: { values?: Record<string, number> } }).levels?.values
 }
 
-/** A request's pino child, made only when something is logged at an enabled level: most requests log nothing, and making a child per request measured as a cost (D45). */
+/** A request's pino child, made only when something is logged at an enabled level: most requests log nothing (D45). */
 class LazyChildLogger {
   private made: FastifyBaseLogger | undefined
 

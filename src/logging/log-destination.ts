@@ -9,15 +9,11 @@ const GONE = new Set(['EPIPE', 'EIO', 'EBADF'])
 const NOTHING = Buffer.alloc(0)
 
 export interface OutputDestination extends DestinationStream {
-  /** True once a write found the destination gone; every later line is dropped. */
   readonly gone: boolean
 }
 
-/**
- * pino's own asynchronous destination on `fd`, except that a reader that has gone (EPIPE, and a
- * terminal that answers EIO) is dropped rather than fatal or retried (D60): pino ends the
- * process on EIO, and sonic-boom's exit flush retries any error but EAGAIN every 100 ms forever.
- */
+/** pino's destination on `fd`, but a reader that has gone is dropped (D60): pino ends the process on EIO,
+ * and sonic-boom's exit flush retries any error but EAGAIN every 100 ms forever. */
 export function outputDestination (fd = 1): OutputDestination {
   const boom = pino.destination({ fd, minLength: 0, sync: false })
   let gone = false
@@ -57,16 +53,10 @@ export function prettyDestination (options: PrettyOptions, fd = 1): OutputDestin
   }
 }
 
-/** Which of stdin, stdout and stderr were a terminal when the process started. */
 const startedAtTerminal = [0, 1, 2].filter((fd) => isatty(fd))
 
-/**
- * Points stdin, stdout and stderr at /dev/null where they were a terminal that has since hung up.
- * Call it as the process exits: Node 20 restores a terminal's settings at exit and aborts when the
- * terminal answers EIO, and that abort never ends; Node skips a descriptor that is now
- * another file. Reopened at once, so no descriptor another thread opens meanwhile takes the number
- * (libuv aborts when it later closes a descriptor of 0, 1 or 2).
- */
+/** At exit, points a hung-up terminal's stdio at /dev/null: Node 20 restoring a terminal that answers EIO aborts forever.
+ * Reopened at once, so no other thread's descriptor takes the number (libuv aborts closing a descriptor 0–2). */
 export function releaseLostTerminal (): void {
   for (const fd of startedAtTerminal) {
     if (isatty(fd)) continue // still a working terminal: Node restores its settings

@@ -17,11 +17,8 @@ interface Open {
   status: number | undefined
 }
 
-/**
- * The first line of a failure is written; the same failure again (same level, message,
- * status and cause) within the window is counted, and one line with the count closes the window.
- * An outage at thousands of requests a second writes one line per failure per window.
- */
+/** The same failure again within the window is only counted, and one line gives the count,
+ * so an outage writes one line per failure per window. */
 export class RepeatedFailures {
   private readonly open = new Map<string, Open>()
   /** Where the counts are written: the service's root logger, not the first request's child. */
@@ -44,7 +41,6 @@ export class RepeatedFailures {
     method.apply(logger, args)
   }
 
-  /** Writes every pending count now (the app is closing). */
   flush (): void {
     for (const key of [...this.open.keys()]) this.close(key, false)
   }

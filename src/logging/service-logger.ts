@@ -7,7 +7,6 @@ import { RepeatedFailures } from './repeated-failures.js'
 /** pino's options, with the destination stream Fastify's `logger` option also accepted; false for none. */
 export type LoggerSetting = boolean | (LoggerOptions & {
   stream?: DestinationStream | NodeJS.WritableStream
-  /** How long repeats of one failure are counted before one line says how many. */
   repeatWindowMs?: number
 }) | undefined
 
@@ -27,13 +26,11 @@ const serializers = {
 
 const repeats = new WeakMap<Logger, RepeatedFailures>()
 
-/** Writes the counts of repeated failures still open (the app is closing). */
 export function flushRepeatedFailures (log: Logger): void {
   repeats.get(log)?.flush()
 }
 
-/** The service's pino, used in place of Fastify's so its request lines can be replaced by one access line (see app.ts); none without options.
- * Without a stream of its own it writes to stdout, where a reader that has gone is dropped (D60). */
+/** Used in place of Fastify's logger so one access line replaces its request lines; stdout drops a reader that has gone (D60). */
 export function createServiceLogger (setting: LoggerSetting): Logger | undefined {
   if (typeof setting !== 'object') return undefined
   const { stream, repeatWindowMs, ...options } = setting

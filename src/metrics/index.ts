@@ -99,8 +99,7 @@ class RequestTallies {
   }
 }
 
-/** `app.metrics`, served by GET /metrics: requests by route pattern, method and status; ingests.
- * Each answer is timed here, and its access line written with the same figure. */
+/** Each answer is timed here, and its access line written with the same figure. */
 async function metrics (app: FastifyInstance): Promise<void> {
   const registry = new Registry()
   const tallies = new RequestTallies()
@@ -131,11 +130,8 @@ async function metrics (app: FastifyInstance): Promise<void> {
   })
 }
 
-/**
- * Times an answer and writes its access line when it is handed to node:http (the last onSend
- * hook); a streamed body is followed to its end. Not onResponse: Fastify would then add a
- * `finish` listener to every response, which measured as a cost on every request (D45).
- */
+/** Runs as the answer is handed to node:http (the last onSend hook), a stream at its end; not onResponse,
+ * whose `finish` listener on every response costs each request (D45). */
 function measureAnswer (record: LatencyRecorder): onSendHookHandler {
   const observe = (request: FastifyRequest, reply: FastifyReply, error?: Error | null): void => {
     const ms = request.startedAt === 0 ? 0 : performance.now() - request.startedAt

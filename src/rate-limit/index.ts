@@ -9,10 +9,7 @@ interface RateLimitPluginOptions {
   /** The sliding log, closed with the app; omitted: Redis when `redisUrl` is set, else memory. */
   store?: SlidingWindowStore | undefined
   redisUrl?: string | undefined
-  /**
-   * Routes outside the contract that are never limited: a path, or every path under a prefix
-   * written with a trailing `/*`. Contract operations say it themselves in openapi.yaml.
-   */
+  /** Non-contract paths never limited; a trailing `/*` covers a prefix. */
   unlimitedPaths?: readonly string[]
 }
 
@@ -26,7 +23,6 @@ function asRateLimitCount (hit: HitResult, max: number): { current: number, ttl:
   return { current: hit.allowed ? max - hit.remaining : max + 1, ttl: hit.resetMs }
 }
 
-/** @fastify/rate-limit's `store` option, backed by the sliding log (synchronously where it can). */
 function storeAdapterClass (store: SlidingWindowStore, max: number): new () => object {
   return class SlidingWindowAdapter {
     incr (key: string, callback: IncrCallback): void {
@@ -44,10 +40,7 @@ function storeAdapterClass (store: SlidingWindowStore, max: number): new () => o
   }
 }
 
-/**
- * 60 requests per 60 s per client, as a sliding log counting allowed requests only (D22), through
- * @fastify/rate-limit; its onRequest hook runs after CORS's and before the body is read.
- */
+/** @fastify/rate-limit's onRequest hook runs after CORS's and before the body is read (D22). */
 const rateLimitPlugin: FastifyPluginAsync<RateLimitPluginOptions> = async (app, options) => {
   const store = options.store ?? await createStore(options.redisUrl, app.log)
   const max = store.max ?? DEFAULT_MAX
@@ -66,7 +59,6 @@ const rateLimitPlugin: FastifyPluginAsync<RateLimitPluginOptions> = async (app, 
     store: storeAdapterClass(store, max) as never,
     // The client's address when it is an IP, else the socket's: a forged value never makes a new key.
     keyGenerator: (request) => clientKey(request.ip, request.socket.remoteAddress),
-    // Rendered as {"detail": ...} by the app's error handler.
     errorResponseBuilder: () => new HttpError(429, RATE_LIMIT_DETAIL)
   })
 

@@ -22,10 +22,7 @@ interface MemoryEntry {
 /** At most this many expired entries are swept per hit, so no single request pays for a big sweep. */
 const SWEEP_PER_HIT = 64
 
-/**
- * One process's sliding log: a Map, plus a linked list in order of last hit so sweeping and
- * evicting are O(1) (reordering the Map itself degrades under a flood).
- */
+/** A Map plus a list in order of last hit, so sweeping and evicting are O(1) (reordering the Map degrades under a flood). */
 export class MemorySlidingWindowStore implements SlidingWindowStore {
   readonly max: number
   readonly windowMs: number

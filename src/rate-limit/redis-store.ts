@@ -2,10 +2,8 @@ import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { DEFAULT_MAX, DEFAULT_WINDOW_MS, positiveInteger, type HitResult, type SlidingWindowStore } from './sliding-window.js'
 
-/**
- * One atomic sliding-log step over a sorted set scored by request time (ms). ARGV: max,
- * windowMs, member, now (empty: Redis TIME). Only an allowed request is added and renews the expiry.
- */
+/** One atomic sliding-log step; ARGV: max, windowMs, member, now (empty: Redis TIME).
+ * Only an allowed request is added and renews the expiry. */
 const HIT_SCRIPT = `
 local max = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
@@ -46,7 +44,6 @@ interface RedisSlidingWindowOptions {
   /** Called once per outage (first failure after a success), never per request. */
   onError?: (err: unknown) => void
   onRecover?: () => void
-  /** Consecutive failures that open the circuit breaker. */
   breakerThreshold?: number
   probeIntervalMs?: number
 }

@@ -3,7 +3,6 @@ import { isIP } from 'node:net'
 /** A sliding log: only allowed requests are recorded, so hammering never extends a block (D22). */
 export interface HitResult {
   allowed: boolean
-  /** Never negative; 59 after a first request. */
   remaining: number
   /** Milliseconds until the oldest counted request leaves the window (≥ 0); 0 when nothing is counted. */
   resetMs: number

@@ -5,10 +5,7 @@ import { listenForPriceChanges, pricesChangedChannel } from '../db/channels.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /**
-     * Runs a write that changes what readers see and answers once no reader can see the old data:
-     * every write route goes through it (ingest, withdrawal, any later one).
-     */
+    /** Every write route goes through it: it answers only once no reader can see the old data. */
     commitAndInvalidate: <T>(write: ReaderVisibleWrite<T>) => Promise<T>
   }
 }
@@ -16,12 +13,8 @@ declare module 'fastify' {
 /** The longest a write waits to hear its own notification back before it answers. */
 export const NOTIFY_WAIT_MS = 2000
 
-/** A write as `app.commitAndInvalidate` runs it. */
 export interface ReaderVisibleWrite<T> {
-  /**
-   * The write, in one transaction that, when it changes anything, calls `notifyPricesChanged`
-   * with `notifyPayload` before it commits (src/db/channels.ts).
-   */
+  /** One transaction that, when it changes anything, calls `notifyPricesChanged(notifyPayload)` before it commits. */
   run: (notifyPayload: string) => Promise<T>
   /** The cycles (valid_from) whose answers the committed write changed; none: it wrote nothing and notified nothing. */
   changedCycles: (result: T) => readonly string[]
@@ -36,11 +29,8 @@ interface Notification {
   cancel: () => void
 }
 
-/**
- * Cache invalidation across replicas through PostgreSQL LISTEN/NOTIFY (D26): a notification
- * clears this replica's read cache, and so does a (re)connect, as notifications sent meanwhile
- * are lost. On PGlite one process holds the database, so the writer's own clear is enough.
- */
+/** A (re)connect clears the read cache too, as notifications sent meanwhile are lost (D26);
+ * on PGlite one process holds the database, so the writer's own clear is enough. */
 async function cacheInvalidation (app: FastifyInstance): Promise<void> {
   const waiting = new Map<string, () => void>()
   const channel = pricesChangedChannel(app.database)

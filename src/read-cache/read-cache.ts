@@ -10,7 +10,6 @@ interface ReadCacheOptions {
   maxBytes: number
 }
 
-/** The latest cycle, whole and per town, made at once from one read. */
 interface LatestCycle {
   all: CachedBody
   byTown: Map<string, CachedBody>
@@ -20,11 +19,8 @@ interface Entry { body: CachedBody, bytes: number }
 
 const EMPTY_LIST = new CachedBody('[]')
 
-/**
- * Every read's answer, kept in memory until the next write (D44). The latest cycle is always kept;
- * other bodies are dropped least recently used first beyond `maxBytes`. `clear()` starts a new
- * generation, so a load begun before it never installs its (stale) result.
- */
+/** Every read's answer, kept in memory until the next write (D44). `clear()` starts a new generation,
+ * so a load begun before it never installs its stale result. */
 export class ReadCache {
   private latestCycle: LatestCycle | undefined
   private latestLoading: Promise<LatestCycle> | undefined
@@ -33,10 +29,8 @@ export class ReadCache {
   private generation = 0
   private lastUsed: string | undefined
   private heldBytes = 0
-  /** Latest-cycle answers served from memory, and those that read the database. */
   latestHits = 0
   latestMisses = 0
-  /** The same for every other cached read. */
   otherHits = 0
   otherMisses = 0
 
@@ -94,7 +88,6 @@ export class ReadCache {
     this.heldBytes = 0
   }
 
-  /** Bytes of the bodies held besides the latest cycle (their uncompressed JSON and keys). */
   get bytes (): number {
     return this.heldBytes
   }
