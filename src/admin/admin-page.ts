@@ -31,8 +31,7 @@ async function adminPage (app: FastifyInstance, options: AdminPageOptions): Prom
   app.addHook('onRequest', async (_request, reply) => { void reply.headers(ADMIN_HEADERS) })
   await app.register(fastifyStatic, { root, prefix: `${ADMIN_PATH}/`, cacheControl: false, index: 'index.html' })
   app.get(ADMIN_PATH, async (_request, reply) => await reply.sendFile('index.html'))
-  // Browsers ask every site for /favicon.ico: the service has no icon, and says so without an
-  // error in the page's console; kept a week, so a browser does not ask at every load.
+  // Browsers ask for /favicon.ico: a 204 keeps the console clean, kept a week so it is not asked at every load.
   app.get(FAVICON_PATH, async (_request, reply) => await reply.code(204).header('cache-control', 'public, max-age=604800').send())
 }
 

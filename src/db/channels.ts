@@ -6,19 +6,12 @@ export function pricesChangedChannel (database: Pick<Database, 'schema'>): strin
   return database.schema === undefined ? 'fuel_prices_changed' : `fuel_prices_changed_${database.schema}`
 }
 
-/**
- * Inside a write's transaction: every replica hears `payload` once the transaction commits, and
- * not at all if it rolls back (D26). On PGlite one process holds the database: nobody to tell.
- */
+/** Heard by every replica at COMMIT, not at all on rollback (D26); on PGlite there is nobody to tell. */
 export async function notifyPricesChanged (tx: Pick<AppDb, 'execute'>, database: Database, payload: string): Promise<void> {
   if (database.kind === 'postgres') await tx.execute(sql`SELECT pg_notify(${pricesChangedChannel(database)}, ${payload})`)
 }
 
-/**
- * Calls `heard` with each payload announced on the change channel, and `connected` at each
- * (re)connect of the listening connection, as notifications sent while it was down are lost.
- * Returns how to stop listening; undefined on PGlite, where there is nothing to hear.
- */
+/** `connected` runs at each reconnect, as notifications sent while down are lost; undefined on PGlite. */
 export async function listenForPriceChanges (database: Database, heard: (payload: string) => void, connected: () => void): Promise<(() => Promise<void>) | undefined> {
   if (database.sql === undefined) return undefined
   const subscription = await database.sql.listen(pricesChangedChannel(database), heard, connected)

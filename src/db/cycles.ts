@@ -9,16 +9,10 @@ import { townOrder } from './schema.js'
 
 const townKey = (column: string): SQL => townOrder(sql.raw(column))
 
-/** One value per fuel, keyed as the contract names the fuels. */
 const perFuel = (value: (fuel: FuelKey) => SQL): Record<FuelKey, SQL> =>
   Object.fromEntries(FUELS.map(({ key }) => [key, value(key)])) as Record<FuelKey, SQL>
 
-/**
- * A JSON object of the contract's `schema`, its fields in the schema's order, as compact text like
- * every other answer (PostgreSQL's json_build_object would space it). An aggregate among the values
- * must name a column of the enclosing query (`count(f.town)`, not `count(*)`), or it counts the one
- * row of this inner select.
- */
+/** Compact JSON in `schema`'s field order (json_build_object would add spaces); an aggregate must name an outer column, not `count(*)`. */
 function jsonObject<S extends TObject> (schema: S, values: Record<keyof Static<S>, SQL>): SQL {
   const fields = Object.keys(schema.properties).map((name) => sql`${values[name as keyof Static<S>]} AS ${sql.identifier(name)}`)
   return sql`(SELECT row_to_json(o) FROM (SELECT ${sql.join(fields, sql`, `)}) AS o)`
@@ -77,7 +71,6 @@ export class CyclesRepository {
     return rowsOf<{ body: string | null }>(result)[0]?.body ?? '[]'
   }
 
-  /** GET /v1/cycles/{valid_from}: the one cycle, or undefined when none starts that day. */
   async getCycle (validFrom: string): Promise<string | undefined> {
     const result = await this.db.execute<{ body: string }>(sql`
       SELECT ${CYCLE_JSON}::text AS body FROM fuel_prices AS f
@@ -90,8 +83,7 @@ export class CyclesRepository {
     return JSON.parse(await this.listCycles(count, 0)) as CycleSummary[]
   }
 
-  /** GET /v1/prices/changes: each town of the cycle (by default the latest stored) beside its record in
-   * the cycle before, or nulls. Undefined when `validFrom` is given and no cycle starts that day. */
+  /** Each town of the cycle (default: the latest) beside its record in the cycle before, or nulls. */
   async changes (validFrom: string | undefined, town: string | undefined): Promise<string | undefined> {
     const result = await this.db.execute<{ found: boolean, body: string | null }>(sql`
       WITH cycle AS (SELECT coalesce(${validFrom ?? null}::date, (SELECT max(valid_from) FROM fuel_prices)) AS v)
@@ -135,8 +127,7 @@ export class IngestLockBusy extends Error {
   }
 }
 
-/** Withdraws a cycle: one transaction under the ingest lock, telling every replica at COMMIT.
- * Undefined, with nothing written, when no cycle starts that day. */
+/** One transaction under the ingest lock, telling every replica at COMMIT; undefined when no cycle starts that day. */
 export async function withdrawCycle (database: Database, validFrom: string, notifyPayload: string, lockWaitMs = WITHDRAW_LOCK_WAIT_MS): Promise<WithdrawnCycle | undefined> {
   return await database.db.transaction(async (tx) => {
     // Wait for a running ingest as it would wait for us, not the connection's 5 s lock_timeout.

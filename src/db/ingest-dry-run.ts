@@ -2,10 +2,7 @@ import { sql } from 'drizzle-orm'
 import { rowsOf, type Database } from './client.js'
 import { cyclesOf, type IngestOutcome, type PriceRow, type StoredPrice } from '../domain/price-rows.js'
 
-/**
- * The dry run's SQL: what a file would do to fuel_prices, and what its review compares it with;
- * also the batching the write shares.
- */
+// The dry run's SQL, and the batching the write shares.
 
 export interface BatchOptions {
   /** Rows per statement; each batch is one bind parameter, so no file meets PostgreSQL's cap of 65,535 parameters. */
@@ -71,8 +68,7 @@ function recordsJson (rows: readonly PriceRow[]): string {
   })))
 }
 
-/** What the dry run's plausibility review compares a file with: the stored records of the file's
- * cycles and of the latest cycle stored before each. */
+/** The stored records of the file's cycles and of the latest cycle before each, for the review. */
 export async function storedForReview (database: Database, rows: readonly PriceRow[]): Promise<StoredPrice[]> {
   const dates = JSON.stringify([...new Set(rows.map((r) => r.validFrom))])
   return rowsOf<StoredPrice>(await database.db.execute(sql`

@@ -11,12 +11,7 @@ export interface WriteOptions extends BatchOptions {
   notifyPayload?: string
 }
 
-/**
- * The ingest's write: one transaction, all rows or none, one ingest at a time. Batches are
- * written as they are read, so on PostgreSQL each goes to COPY while the next is parsed (D46); an
- * error thrown by `batches` rolls back what was written. The rows never repeat a (town,
- * valid_from): the CSV reader refuses such a file.
- */
+/** All rows or none, one ingest at a time; on PostgreSQL each batch is COPYed while the next is parsed (D46). */
 export async function writeBatches (database: Database, batches: Iterable<readonly PriceRow[]>, options: WriteOptions = {}): Promise<IngestOutcome> {
   const batchSize = batchSizeOf(options)
   const read: Array<readonly PriceRow[]> = []
@@ -73,11 +68,7 @@ export async function writeBatches (database: Database, batches: Iterable<readon
   return outcomeOf(allRows(), counts)
 }
 
-/**
- * COPYs every row of the file, under a savepoint, and tells whether it could: false when a row's
- * (town, valid_from) is already stored, which fails the COPY; the savepoint is then rolled back
- * and nothing of the file is written yet (the caller upserts instead).
- */
+/** False when a row is already stored, which fails the COPY: the savepoint is rolled back and the caller upserts. */
 async function copyIfAllNew (tx: { execute: Database['db']['execute'] }, first: readonly PriceRow[], rest: Iterator<readonly PriceRow[]>): Promise<boolean> {
   await tx.execute(sql`SAVEPOINT bulk_copy`)
   try {
@@ -94,7 +85,6 @@ async function copyIfAllNew (tx: { execute: Database['db']['execute'] }, first: 
   return true
 }
 
-/** The COPY met a (town, valid_from) that is already stored: the table's unique key refused it. */
 function isConflictWithStoredRecord (err: unknown): boolean {
   const { code, constraint_name: constraint } = err as { code?: unknown, constraint_name?: unknown }
   return code === '23505' && constraint === 'fuel_prices_town_valid_from_key'

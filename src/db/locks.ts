@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 
-/** The service's PostgreSQL advisory locks, all in one list: each key any fixed 64-bit number, no two alike. */
+// The service's advisory lock keys, in one list so no two are alike.
 
 /** Replicas starting together take turns to migrate instead of racing on CREATE TABLE (held by the session). */
 export const MIGRATION_LOCK_KEY = 7_305_531_001
@@ -11,5 +11,4 @@ export const INGEST_LOCK_KEY = 7_305_531_002
 /** How long a write waits for the ingest lock, and the longest an ingest's statements may run. */
 export const INGEST_STATEMENT_TIMEOUT_MS = 300_000
 
-/** Takes the ingest lock for the rest of the transaction, waiting for the write that holds it. */
 export const TAKE_INGEST_LOCK = sql`SELECT pg_advisory_xact_lock(${INGEST_LOCK_KEY}::bigint)`

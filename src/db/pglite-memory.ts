@@ -17,12 +17,10 @@ const PGLITE_MEMORY_SETTINGS: Readonly<Record<string, string>> = {
   temp_buffers: '1MB'
 }
 
-/** PGlite's own start parameters (single-user mode, its -F …) plus the memory settings. */
 export function pgliteStartParams (defaults: readonly string[]): string[] {
   return [...defaults, ...Object.entries(PGLITE_MEMORY_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`])]
 }
 
-/** initdb for `dataDir` in a child process, whose peak memory goes back to the system on exit. */
 export async function initPgliteDataDir (dataDir: string): Promise<void> {
   // Staged inside dataDir, then moved up with PG_VERSION last: an interrupted creation never looks complete.
   const staging = join(dataDir, STAGING)

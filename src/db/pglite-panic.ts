@@ -3,7 +3,6 @@ import type { PGlite } from '@electric-sql/pglite'
 /** The calls through which the service reaches PGlite (Drizzle's, the migrator's). */
 const GUARDED = new Set<PropertyKey>(['query', 'exec', 'transaction', 'sql', 'execProtocol', 'execProtocolRaw', 'describeQuery'])
 
-/** Every call after PGlite's PANIC fails with this at once, saying what stopped it. */
 class EmbeddedDatabaseStopped extends Error {
   readonly severity = 'PANIC'
   readonly code: string | undefined
@@ -15,11 +14,7 @@ class EmbeddedDatabaseStopped extends Error {
   }
 }
 
-/**
- * PGlite after a PANIC (PostgreSQL's answer to a WAL segment the disk cannot hold) is not
- * restarted, as PostgreSQL's postmaster would: its next parameterised query blocks the event loop
- * for good. So the first PANIC is the last call that reaches it; later calls fail at once (D61).
- */
+/** After a PANIC, PGlite's next parameterised query blocks the event loop for good, so later calls fail at once (D61). */
 export function stopAfterPanic (client: PGlite): PGlite {
   let panic: (Error & { code?: string }) | undefined
   return new Proxy(client, {

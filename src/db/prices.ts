@@ -22,9 +22,7 @@ interface PriceStreamFilter extends Omit<PriceFilter, 'limit'> {
 /** Rows per query of an export: one round trip per batch, one batch in memory at a time. */
 const EXPORT_BATCH_SIZE = 1000
 
-// Towns are ordered by lower(town) compared byte-wise, as `townKey` does in JavaScript.
 const townOrderKey = townOrder(fuelPrices.town)
-/** The same key of a query's own unqualified `town`. */
 const bareTownOrder = townOrder(sql.raw('town'))
 
 // One total order, so offset pages never skip or repeat a row (D2).
@@ -41,10 +39,7 @@ const FUEL_PRICE_FIELDS = {
   valid_to: fuelPrices.validTo
 } satisfies Record<keyof FuelPrice, unknown>
 
-/**
- * The FuelPrice select list in the field order of the contract's schema. Every FuelPrice answer is
- * PostgreSQL's `row_to_json` of a row selected with it, so this is the one place its JSON is shaped.
- */
+/** In the schema's field order: every FuelPrice answer is `row_to_json` of a row selected with it. */
 const fuelPriceColumns = Object.fromEntries(Object.keys(FuelPriceSchema.properties)
   .map((field) => [field, FUEL_PRICE_FIELDS[field as keyof FuelPrice]])) as typeof FUEL_PRICE_FIELDS
 
@@ -146,7 +141,6 @@ export class PricesRepository {
     return await countRows(this.database, rows)
   }
 
-  /** The stored records the dry run's review compares the rows with. */
   async storedForReview (rows: readonly PriceRow[]): Promise<StoredPrice[]> {
     return await storedForReview(this.database, rows)
   }

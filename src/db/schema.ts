@@ -1,12 +1,7 @@
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm'
 import { check, date, index, numeric, pgTable, serial, text, timestamp, unique } from 'drizzle-orm/pg-core'
 
-/**
- * Town order (D3): the lower-cased name compared byte by byte, the same on every database and
- * locale. The one place it is written, for the indexes below and every query that orders,
- * compares or filters towns; `town` is a column, an alias (`sql.raw('c.town')`) or a value
- * (`sql\`${name}\``). In JavaScript the same key is domain/town.ts's `townKey`.
- */
+/** Town order: lower-cased, byte by byte, the same on every locale (D3); in JavaScript, domain/town.ts's `townKey`. */
 export const townOrder = (town: SQLWrapper): SQL => sql`lower(${town}) COLLATE "C"`
 
 /** One row per (town, cycle); the price and cycle rules are CHECK constraints too. */

@@ -1,18 +1,10 @@
 import { statfsSync } from 'node:fs'
 
-/** PostgreSQL's `disk_full`: a table or index file could not grow. */
 const DISK_FULL = '53100'
-/**
- * PostgreSQL makes each new WAL segment (16 MiB) in one go; when the disk cannot hold it, PGlite
- * stops with a PANIC whose message is unrelated ("XLogBeginInsert was already called"). A PANIC
- * with less than a segment and a margin free on the data directory's disk is taken as a full disk.
- */
+/** A PGlite PANIC with less than a WAL segment (16 MiB) free is a full disk: its message does not say so. */
 const WAL_SEGMENT_AND_MARGIN_BYTES = 17 * 1024 * 1024
 
-/**
- * Whether `err` (or a cause of it) says the database's disk is full: PostgreSQL's 53100, Node's
- * ENOSPC, or a PGlite PANIC on a data directory (`dataDir`, on PGlite) short of space (D61).
- */
+/** Whether `err` or a cause says the disk is full: 53100, ENOSPC, or a PGlite PANIC short of space (D61). */
 export function storageFull (err: unknown, dataDir?: string): boolean {
   for (let e = err, depth = 0; e !== undefined && e !== null && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
     const { code, severity } = e as { code?: unknown, severity?: unknown }

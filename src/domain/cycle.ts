@@ -18,7 +18,6 @@ export function isCalendarDate (year: number, month: number, day: number): boole
 
 export function cycleOf (date: string): Cycle {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number]
-  // day >= 15: this month's 15th to next month's 14th; else previous month's 15th to this 14th.
   const startMonthIndex = d >= 15 ? y * 12 + (m - 1) : y * 12 + (m - 1) - 1
   return cycleStartingIn(startMonthIndex)
 }
@@ -26,7 +25,6 @@ export function cycleOf (date: string): Cycle {
 // en-CA formats a date as YYYY-MM-DD; built once, as a formatter costs far more than a format.
 const KENYA_DATE = new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Nairobi', year: 'numeric', month: '2-digit', day: '2-digit' })
 
-/** Today's date (YYYY-MM-DD) in Kenya's time zone, where cycles change at local midnight. */
 export function todayInKenya (now: Date = new Date()): string {
   return KENYA_DATE.format(now)
 }
@@ -37,7 +35,6 @@ export function cycleFrom (validFrom: string): Cycle | null {
   return cycleStartingIn(y * 12 + (m - 1))
 }
 
-/** valid_from must be the 15th of a month and valid_to the 14th of the following month. */
 export function isCycle (validFrom: string, validTo: string): boolean {
   return cycleFrom(validFrom)?.validTo === validTo
 }

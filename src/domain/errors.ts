@@ -1,7 +1,6 @@
 import type { CsvRejection } from '../generated/openapi.js'
 import { HttpError } from '../http-server/http-error.js'
 
-/** What an upload's 400 may say beside `detail` and `line`: where, why and how to fix it. */
 export type RejectionFields = Omit<CsvRejection, 'detail' | 'line'>
 
 /** A 400 raised by CSV ingest validation (spec 4.5); `line`: the row it is about. */
@@ -17,7 +16,6 @@ export class IngestRejected extends HttpError {
     this.fields = { ...fields }
   }
 
-  /** The answer's body: the contract's exact `detail` first, then what applies. */
   body (): CsvRejection {
     return this.line === undefined ? { detail: this.detail as string, ...this.fields } : { detail: this.detail as string, line: this.line, ...this.fields }
   }

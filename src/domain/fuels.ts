@@ -1,8 +1,4 @@
-/**
- * The three regulated fuels, in the contract's order: each one's key in the API's JSON and the
- * database's column, its field in a validated row (PriceRow), and its column in the price CSV
- * (spec 4.5 rule 3), also the name messages and the feed give it.
- */
+/** The three fuels in the contract's order: JSON key and column, PriceRow field, CSV column label (spec 4.5 rule 3). */
 export const FUELS = [
   { key: 'super_petrol', field: 'superPetrol', label: 'Super (PMS)' },
   { key: 'diesel', field: 'diesel', label: 'Diesel (AGO)' },

@@ -8,12 +8,10 @@ const TOWN_NAME = new RegExp(`^\\p{L}[\\p{L}\\p{M}\\p{Nd} '.()-]{0,${TOWN_NAME_M
 
 const LINE_BREAK = /[\n\r\u2028\u2029]/
 
-/** Is this (already normalised) name an acceptable town name? */
 export function isValidTownName (name: string): boolean {
   return TOWN_NAME.test(name)
 }
 
-/** A town cell → its normalised name, or a 400 naming the line and the cell. */
 export function townFromCell (raw: string, line: number): string {
   const town = normalizeTown(raw)
   // A line break inside a quoted cell is a broken row, not white space of a name.

@@ -1,8 +1,4 @@
-/**
- * Apostrophes that spreadsheets' autocorrect and other keyboards type for `'`: right and left
- * single quotation marks, the reversed-9 quotation mark, the modifier letter apostrophe, the prime
- * and the fullwidth apostrophe. Each is read as `'`, so `Murang’a` is `Murang'a`.
- */
+/** Apostrophes autocorrect and other keyboards type for `'`, so `Murang’a` is `Murang'a`. */
 const TYPOGRAPHIC_APOSTROPHES = /[\u2019\u2018\u201b\u02bc\u2032\uff07]/g
 
 /** Town normalisation: one canonical form per town, so one town is one town (D4; NFC, idempotent). */

@@ -13,27 +13,17 @@ export interface ExportLimits {
   idleMs: number
 }
 
-/**
- * CSV exports are bounded per process (D63): at most `maxConcurrent` at once (then 503 with
- * Retry-After), and one whose client stops reading is dropped after `idleMs`, its memory and
- * its slot freed.
- */
+/** At most `maxConcurrent` exports per process (then 503), and one whose client stops reading is dropped (D63). */
 export class ExportGate {
   private active = 0
 
   constructor (private readonly limits: ExportLimits) {}
 
-  /** Exports streaming now. */
   get running (): number {
     return this.active
   }
 
-  /**
-   * Takes a slot until the reply's response closes (sent, cut off or failed), or throws the 503.
-   * The connection is closed once it has taken no byte for `idleMs` (a socket timeout, so a slow
-   * reader that keeps reading is never cut off); node:http sets its keep-alive timeout again
-   * when the answer is complete.
-   */
+  /** A socket timeout, so a slow reader that keeps reading is never cut off; node:http resets it after the answer. */
   enter (reply: FastifyReply): void {
     if (this.active >= this.limits.maxConcurrent) {
       throw new HttpError(503, EXPORTS_BUSY, { 'retry-after': String(EXPORTS_BUSY_RETRY_AFTER_SECONDS) })

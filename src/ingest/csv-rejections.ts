@@ -1,9 +1,6 @@
 import { IngestRejected, type RejectionFields } from '../domain/errors.js'
 
-/**
- * What a refused upload says beside its `detail` (D72): the cause, when it is one that spreadsheets
- * and hurried people commonly produce, and how to fix it. Pure, and run only once a file is refused.
- */
+/** Beside a refusal's `detail`, its common cause and how to fix it; run only once a file is refused (D72). */
 
 export type DateFormat = 'DD-MM-YYYY' | 'YYYY-MM-DD'
 
@@ -89,10 +86,7 @@ function lineAt (bytes: Uint8Array, offset: number): number {
 
 const EXAMPLE: Record<DateFormat, string> = { 'DD-MM-YYYY': '15-01-2026', 'YYYY-MM-DD': '2026-01-15' }
 
-/**
- * A date cell refused in a file whose dates are `format` (undefined: the first date cell, which
- * fixes it); `inFormat`: the cell has the format's shape, but names no real day.
- */
+/** `format` undefined: the first date cell, which fixes it; `inFormat`: the right shape but no real day. */
 export function dateProblem (raw: string, format: DateFormat | undefined, inFormat: boolean): RejectionFields {
   if (format !== undefined && inFormat) {
     return { problem: 'no_such_date', date_format: format, hint: `The cell is written ${format}, the format of this file's dates, but no such day exists.` }

@@ -157,7 +157,6 @@ export const PAPA_OPTIONS = { header: false, delimiter: ',', newline: '\n', quot
 
 /** `parseCycleCsv` batch by batch, so parsing overlaps the write (D46); an error may follow yielded batches (the caller rolls back). */
 export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS, window?: CycleWindow): Generator<PriceRow[], void, undefined> {
-  // One kind of line break (CRLF, CR or LF each end one physical line), so Papa needs no guessing.
   const input = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(LINE_BREAKS, '\n')
   let rows: PriceRow[] = []
   let total = 0
@@ -184,7 +183,6 @@ export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS, windo
     try {
       rows.push(readRow(cells, rowLine))
     } catch (err) {
-      // Every row fault names its line, beside the message the contract words.
       if (err instanceof IngestRejected) err.line ??= rowLine
       throw err
     }
@@ -347,7 +345,6 @@ function rowReader (map: ColumnMap, window: CycleWindow | undefined): (cells: re
     }
   }
 
-  // Cells are checked in the file's column order.
   const columns: Column[] = FIELDS
     .map(({ field, display, kind }, slot) => ({ field, display, kind, index: map[field], slot, blankIsMissing: kind !== 'price', read: kind === 'date' ? dateReader() : kind === 'town' ? readTown : parsePriceCell }))
     .sort((a, b) => a.index - b.index)
@@ -367,7 +364,6 @@ function rowReader (map: ColumnMap, window: CycleWindow | undefined): (cells: re
         values[column.slot] = column.read(cells[column.index] as string, line)
       }
     } catch (err) {
-      // Every cell fault names its column beside its line.
       if (err instanceof IngestRejected) err.fields.column = (columns[i] as Column).display
       throw err
     }

@@ -1,27 +1,21 @@
 import { cycleOf } from '../domain/cycle.js'
 import type { CycleWarning } from '../generated/openapi.js'
 
-/**
- * A dry run's warnings about a cycle as a whole (D73): one that would lack many of the previous
- * cycle's towns, and one that starts so far ahead that it would be the latest cycle long before it
- * is in force. Pure; never a reason to refuse an upload.
- */
-
-/** A cycle as the dry run reviewed it. */
+/** A dry run's warnings on a whole cycle (many towns missing, starts far ahead); never a reason to refuse (D73). */
 export interface ReviewedCycle {
   validFrom: string
   previousValidFrom: string | null
   missingTowns: readonly string[]
-  /** Missing towns beyond those listed (the dry run's lists are capped). */
+  /** Beyond those listed: the dry run's lists are capped. */
   missingTownsNotListed: number
   /** Towns of the previous cycle; 0 when there is none. */
   previousTowns: number
 }
 
 export interface CycleWarningOptions {
-  /** Today's date in Kenya (YYYY-MM-DD), which decides today's cycle. */
+  /** Today in Kenya, YYYY-MM-DD. */
   today: string
-  /** Warn when the cycle lacks more than this share of the previous cycle's towns (0.1 = 10 %). */
+  /** Share of the previous cycle's towns (0.1 = 10 %). */
   missingTownsShare: number
 }
 
@@ -30,7 +24,6 @@ export const EARLY_CYCLES_AHEAD = 2
 
 const percent = (share: number): string => `${(Math.round(share * 1000) / 10).toFixed(1)}%`
 
-/** A cycle's start as a count of months, so that cycles ahead are a subtraction. */
 const monthIndex = (validFrom: string): number => {
   const [y, m] = validFrom.split('-').map(Number) as [number, number]
   return y * 12 + m - 1

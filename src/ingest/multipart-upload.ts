@@ -32,10 +32,7 @@ export function formatByteSize (bytes: number): string {
   return bytes === 1 ? '1 byte' : `${bytes} bytes`
 }
 
-/**
- * RFC 9110 8.4: a compressed upload is refused by name (415, with the one coding accepted) before
- * its body is read, rather than parsed as a broken multipart body.
- */
+/** RFC 9110 8.4: a compressed upload is refused 415 before its body is read, not parsed as broken multipart. */
 export function contentEncodingError (request: FastifyRequest): HttpError | undefined {
   const value = request.headers['content-encoding']
   if (value === undefined) return undefined

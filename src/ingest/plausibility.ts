@@ -3,10 +3,7 @@ import type { PriceRow, StoredPrice } from '../domain/price-rows.js'
 import { townKey } from '../domain/town.js'
 import { Slices } from './slices.js'
 
-/**
- * The dry run's plausibility review (D40), linear in the rows and towns it reads and paused
- * between slices (D57). Pure but for those pauses: the caller reads what is stored.
- */
+/** The dry run's plausibility review (D40): linear in rows and towns, paused between slices (D57). */
 
 export type Fuel = FuelKey
 
@@ -171,14 +168,14 @@ export async function reviewCycles (rows: readonly PriceRow[], stored: readonly 
           review.changesNotListed++
         }
       }
-      // D15 counts, as the upsert would find them: numeric(6,2) text and the file's canonical prices compare as strings.
+      // Counted as the upsert would find them: numeric(6,2) text and canonical prices compare as strings (D15).
       const record = storedRecords.get(row.validFrom + row.town)
       if (record === undefined) review.inserted++
       else if (record.superPetrol !== row.superPetrol || record.diesel !== row.diesel || record.kerosene !== row.kerosene) review.updated++
       if (slices.due()) await slices.turn()
     }
     if (previous !== undefined) {
-      // D3 order; nothing is new or missing without a cycle to compare with.
+      // Nothing is new or missing without a cycle to compare with.
       const added = await townsMissingFrom(current, previous, left.newTowns, slices)
       review.newTowns = added.listed
       review.newTownsNotListed = added.notListed
@@ -193,7 +190,6 @@ export async function reviewCycles (rows: readonly PriceRow[], stored: readonly 
   return reviews
 }
 
-/** The latest of `sorted` (ascending) before `date`, by binary search; null if none. */
 function latestBefore (sorted: readonly string[], date: string): string | null {
   let lo = 0
   let hi = sorted.length
@@ -215,10 +211,7 @@ interface Range {
   secondHigh: number
 }
 
-/**
- * One pass over a cycle's towns: "the cycle's other towns" of any row is then known at once, as
- * excluding one town from a range changes only the extreme that town holds (D57).
- */
+/** One pass: excluding one town from a range changes only the extreme that town holds (D57). */
 async function fuelRanges (towns: ReadonlyMap<string, Town>, slices: Slices): Promise<Record<Fuel, Range>> {
   const empty = (): Range => ({ low: Infinity, lowKey: undefined, secondLow: Infinity, high: -Infinity, highKey: undefined, secondHigh: -Infinity })
   const ranges: Record<Fuel, Range> = { super_petrol: empty(), diesel: empty(), kerosene: empty() }

@@ -3,11 +3,7 @@ import type { CycleWindow } from '../domain/cycle.js'
 import type { PriceRow } from '../domain/price-rows.js'
 import { cycleCsvBatches, decodeCsv } from './csv.js'
 
-/**
- * Long work on an upload runs in slices of a few milliseconds, each ended by a turn of the event
- * loop, so reads, /v1/health and SIGTERM are served while a file of any allowed size is parsed,
- * checked and reviewed (D57). The clock is read every 64 steps only: a step is one row or town.
- */
+/** Upload work runs in slices of a few ms, each ended by an event-loop turn, so reads and SIGTERM are served meanwhile (D57). */
 export const SLICE_MS = 4
 
 export class Slices {
@@ -20,26 +16,19 @@ export class Slices {
     return this.overdue()
   }
 
-  /** For a loop of larger steps: the same, reading the clock each time. */
   overdue (): boolean {
     return performance.now() - this.started >= SLICE_MS
   }
 
-  /** Lets every waiting callback run (I/O included), then starts a new slice. */
   async turn (): Promise<void> {
     await nextTurn()
     this.started = performance.now()
   }
 }
 
-/** UTF-8 decoded about this many bytes at a time, a turn of the event loop after each. */
 const DECODE_SLICE_BYTES = 512 * 1024
 
-/**
- * `decodeCsv` in slices: the same text, or the same refusal (decodeCsv's own, thrown again). Each
- * slice is cut before the first byte of a character and decoded at one go, as a streaming decoder
- * costs several times more CPU; only the first may lose a BOM.
- */
+/** `decodeCsv` in slices cut at character starts; not a streaming decoder, which costs far more CPU. */
 export async function decodeCsvInSlices (bytes: Uint8Array, slices: Slices): Promise<string> {
   if (bytes.length <= DECODE_SLICE_BYTES) return decodeCsv(bytes)
   const parts: string[] = []
@@ -59,11 +48,7 @@ export async function decodeCsvInSlices (bytes: Uint8Array, slices: Slices): Pro
   return parts.join('')
 }
 
-/**
- * A file's text read a piece at a time (`cycleCsvBatches`: pieces of 64 KiB, about 1,300 rows and
- * a couple of milliseconds; the same rows and the same first error), a turn of the event loop
- * whenever a slice has run its time. Smaller pieces cost the ingest measurably more CPU.
- */
+/** `cycleCsvBatches` with an event-loop turn whenever a slice has run its time. */
 export async function * rowsInSlices (text: string, window: CycleWindow, slices: Slices): AsyncGenerator<PriceRow[], void, undefined> {
   for (const batch of cycleCsvBatches(text, undefined, window)) {
     yield batch

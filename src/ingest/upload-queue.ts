@@ -6,12 +6,7 @@ export const UPLOADS_BUSY = 'Too many uploads are being processed. Try again lat
 /** Seconds a refused upload is asked to wait: the dry run or ingest of a large file takes a few. */
 export const UPLOADS_BUSY_RETRY_AFTER_SECONDS = 5
 
-/**
- * Uploads (dry runs and ingests together) are bounded per process (D57): at most `size` are read
- * and processed at once, so their files and rows bound the memory they hold and they share the
- * event loop with reads in slices. One more is refused 503 with Retry-After before its body is
- * read. Ingests past the first still queue behind the ingest lock (D14) inside this bound.
- */
+/** At most `size` uploads per process at once, so their memory is bounded; one more gets 503 before its body is read (D57). */
 export class UploadQueue {
   private active = 0
 
@@ -19,16 +14,11 @@ export class UploadQueue {
     if (!Number.isInteger(size) || size < 1) throw new RangeError('the upload queue size must be a positive integer')
   }
 
-  /** Uploads holding a place now. */
   get running (): number {
     return this.active
   }
 
-  /**
-   * Takes a place for this request, or throws the 503. The place is given back when both the
-   * work is done (`finish` from the handler) and the answer is closed (sent or cut off), so a
-   * client that hangs up does not free a place its upload still uses.
-   */
+  /** Freed only when the work is done and the answer closed, so a client hanging up frees no place still in use. */
   enter (reply: FastifyReply): UploadPlace {
     if (this.active >= this.size) {
       throw new HttpError(503, UPLOADS_BUSY, { 'retry-after': String(UPLOADS_BUSY_RETRY_AFTER_SECONDS) })
@@ -47,7 +37,6 @@ export class UploadPlace {
 
   constructor (private readonly release: () => void) {}
 
-  /** The handler starts on the upload; `finish` must follow. */
   start (): void {
     this.working = true
   }

@@ -1,10 +1,5 @@
-/**
- * The admin page (D55): review a cycle's CSV with the dry run, publish it, withdraw a cycle.
- * Typed by the contract: every body below is a type generated from openapi.yaml, so a contract
- * change that breaks the page fails `npm run typecheck`. The token lives in this module's memory
- * (the password field) only: never in storage, a cookie or the URL. The page never reads the file
- * itself: what it draws comes in the dry run's answer, one request however many cycles (D58).
- */
+/** The admin page: dry run, publish, withdraw (D55); bodies typed from openapi.yaml, so contract breaks fail typecheck. */
+// The token lives only in this module's memory, never in storage, a cookie or the URL.
 import type { components, paths } from '../../generated/admin-api.js'
 
 type Schemas = components['schemas']
@@ -85,7 +80,7 @@ async function refusal (response: Response, action: Action): Promise<string> {
     detail = typeof body.detail === 'string'
       ? body.detail
       : body.detail.map((item) => `${item.loc.join('.')}: ${item.msg}`).join('; ')
-    // D51: the row's line, where the message does not already say it.
+    // The row's line, where the message does not already say it (D51).
     if ('line' in body && body.line !== undefined && !/\bline/i.test(detail)) detail += ` (line ${body.line})`
   } catch {
     detail = response.statusText
@@ -163,10 +158,7 @@ function townList (title: string, towns: string[], notListed: number, kind: stri
 
 interface Point { town: string, change: number, previous: number, price: number, warned: boolean }
 
-/**
- * One fuel's strip: every town's change against the previous cycle on one axis, warned towns
- * drawn larger in another colour and named, so a typo (2140.00 for 214.00) stands out.
- */
+/** Every town's change on one axis, warned towns larger and named, so a typo (2140.00 for 214.00) stands out. */
 function strip (fuel: { fuel: Fuel, name: string }, points: Point[], unplotted: string[], notCharted: number): HTMLElement {
   const figure = el('figure', undefined, { 'data-fuel': fuel.fuel })
   const width = 720

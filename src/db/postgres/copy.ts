@@ -30,12 +30,7 @@ const settled = (start: (done: Done) => void): Promise<void> => new Promise((res
   start((err) => { if (err === undefined || err === null) resolve(); else reject(err) })
 })
 
-/**
- * COPYs each batch as it is yielded; a throw from `batches` sends CopyFail and is rethrown once
- * the server answered. The stream's own callbacks are called directly, one chunk at a time (as
- * Writable would): a Writable run through Node's stream code leaves the HTTP sockets' write path
- * slower (D45).
- */
+/** A throw from `batches` sends CopyFail; the stream's callbacks are called directly, as Node's stream code slows the HTTP sockets (D45). */
 export async function copyBatches (client: postgres.TransactionSql, batches: Iterable<readonly PriceRow[]>): Promise<void> {
   const query = client.unsafe('COPY fuel_prices (town, valid_from, valid_to, super_petrol, diesel, kerosene) FROM STDIN') as unknown as CopyQuery
   const original = query.reject

@@ -11,7 +11,6 @@ import { requestOrigin } from '../../http-server/request-origin.js'
 /** The feed holds the newest two years of cycles. */
 const FEED_ENTRIES = 24
 
-/** 404 for a day on which no stored cycle starts. */
 export const cycleNotFound = (validFrom: string): HttpError => new HttpError(404, `No cycle starts on ${validFrom}.`)
 
 interface CyclesRoutesOptions {

@@ -20,14 +20,14 @@ interface IngestRoutesOptions {
 
 const INVALID_TOKEN = 'Invalid authorization token for ingestion endpoint.'
 
-/** D43: `?dry_run=true` is deprecated since 2026-11-22 (RFC 9745: a Unix time). */
+/** `?dry_run=true` is deprecated since 2026-11-22, written as RFC 9745 wants: a Unix time (D43). */
 const DRY_RUN_DEPRECATED = '@1795305600'
 
-/** D43: the old `?dry_run=true`, out of the contract but still honoured. */
+/** The old `?dry_run=true`, out of the contract but still honoured (D43). */
 const IngestLegacyQuery = Type.Object({ dry_run: Type.Boolean({ default: false }) })
 
 const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { config }) => {
-  // D13 token first, after the limiter so a wrong token counts (D48); only then is the body invited.
+  // The token first, after the limiter so a wrong token counts (D48); only then is the body invited.
   const checkToken = bearerAuth({ token: config.ingestToken, detail: INVALID_TOKEN, failures: app.failedTokens })
   const queue = new UploadQueue(config.uploadQueueSize)
   const places = new WeakMap<FastifyRequest, UploadPlace>()
@@ -35,13 +35,12 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
     await checkToken(request)
     const encoded = contentEncodingError(request)
     if (encoded !== undefined) throw encoded
-    // D57: a place among the uploads this process handles at once, or 503 before the body is invited.
+    // A place among this process's uploads, or 503 before the body is invited (D57).
     places.set(request, queue.enter(reply))
     continueIfExpected(request, reply)
   })
   await acceptUploads(app, config.maxUploadBytes)
 
-  /** The upload's work, holding its place in the queue until it is done. */
   const inPlace = async <T>(request: FastifyRequest, work: () => Promise<T>): Promise<T> => {
     const place = places.get(request)
     place?.start()
@@ -97,13 +96,13 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
     schema: { ...operations.ingestCsv.schema, querystring: IngestLegacyQuery },
     handler: async (request, reply) => {
       if (request.query.dry_run) {
-        // D43: the deprecated spelling of the dry run answers as its successor does, and says so.
+        // The deprecated spelling answers as its successor does, and says so (D43).
         void reply.header('cache-control', 'no-store').header('deprecation', DRY_RUN_DEPRECATED)
           .header('link', `<${operations.dryRunIngestCsv.url}>; rel="successor-version"`)
         return await reply.code(200 as never).send(await inPlace(request, async () => await dryRun(request)) as never)
       }
       return await inPlace(request, async () => {
-        // Spec 4.5, D4–D10: the whole file is checked, in slices, before anything is written (D57).
+        // Spec 4.5: the whole file is checked, in slices, before anything is written (D57).
         const batches = await readBatches(request, new Slices(), config.now?.() ?? new Date())
         const outcome = await app.commitAndInvalidate({
           run: async (notifyPayload) => await app.prices.ingest(batches, { notifyPayload }),

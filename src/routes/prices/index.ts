@@ -23,15 +23,13 @@ const ListPricesLegacyQuery = Type.Object({
 })
 
 interface PricesRoutesOptions {
-  /** Bounds on the CSV exports of this process. */
   exports: ExportLimits
 }
 
 const prices: FastifyPluginAsyncTypebox<PricesRoutesOptions> = async (app, options) => {
   const exportGate = new ExportGate(options.exports)
 
-  /** Every row a page selects, in its order, a batch at a time. The first batch is read before any
-   * byte is sent, so a failing database is still a JSON 500 (D27). */
+  /** The first batch is read before any byte is sent, so a failing database is still a JSON 500 (D27). */
   const exportCsv = async (request: FastifyRequest, reply: FastifyReply, q: ExportPricesCsvQuery): Promise<FastifyReply> => {
     // HEAD gets the headers and runs no export: Fastify's implied HEAD would read the whole stream to discard it (D63).
     if (request.method === 'HEAD') return await reply.headers(CSV_HEADERS).send(Readable.from([]))
@@ -61,7 +59,6 @@ const prices: FastifyPluginAsyncTypebox<PricesRoutesOptions> = async (app, optio
     preHandler: pageNumbers,
     handler: async (request, reply) => {
       const q = request.query
-      // The answer depends on Accept, which can ask for the CSV export.
       addVary(reply, 'Accept')
       if (q.format === 'csv' || (q.format === undefined && prefersCsv(request.headers.accept))) {
         // Content-Location names the export that answers the same query.
