@@ -12,7 +12,7 @@ import { latenciesDuring } from '../support/latency.js'
 
 const town = (i: number): string => `Town ${String(i).padStart(5, '0')}`
 
-t.test('[D57] PostgreSQL: a 20,000-town dry run against the stored cycle before it completes in seconds while /v1/health answers within 100 ms over a real socket', postgresOnly, async (t) => {
+t.test('[D57] PostgreSQL: a 20,000-town dry run against the stored cycle before it completes in seconds while /v1/health keeps answering over a real socket, the slowest within 1 s', postgresOnly, async (t) => {
   await resetData()
   const towns = 20_000
   const app = await build(t, { config: { ingestToken: TOKEN } })
@@ -31,7 +31,7 @@ t.test('[D57] PostgreSQL: a 20,000-town dry run against the stored cycle before 
   t.equal((await dryRun(csv(HEADER, `15-11-2026,14-12-2026,${town(0)},181.00,171.00,151.00`))).status, 200)
 
   const sending = multipart([{ name: 'file', filename: 'prices.csv', contentType: 'text/csv', body: november }])
-  const { result: answer, ms, latencies, statuses } = await latenciesDuring(`${base}/v1/health`, async () => {
+  const { result: answer, ms, latencies, statuses, loopDelayP99Ms } = await latenciesDuring(`${base}/v1/health`, async () => {
     const res = await fetch(`${base}/v1/ingest/csv/dry-run`, { method: 'POST', body: sending.payload, headers: { ...sending.headers, authorization: `Bearer ${TOKEN}` } })
     return { status: res.status, text: await res.text() }
   })
@@ -47,8 +47,8 @@ t.test('[D57] PostgreSQL: a 20,000-town dry run against the stored cycle before 
   t.ok(ms < 10_000, `the dry run took ${Math.round(ms)} ms`)
   t.ok(latencies.length >= 10, `${latencies.length} probes answered while it ran`)
   t.strictSame(statuses, [200])
-  // 100 ms is the target on a quiet machine; the bound here allows a loaded 2-core CI host, and
-  // still fails the quadratic review, which held the event loop for seconds at this size.
+  t.comment(`the event loop's p99 delay: ${loopDelayP99Ms.toFixed(1)} ms (100 ms is the target on a quiet machine)`)
+  // Slices keep health answering throughout; the quadratic review held the event loop for seconds here.
   t.ok(worst < 1000, `the slowest health answer took ${worst.toFixed(1)} ms`)
   t.equal(await rowCount(), towns, 'nothing written')
 })

@@ -34,7 +34,7 @@ async function post (base: string, path: string, file: string): Promise<{ status
   return { status: res.status, body: await res.text(), headers: res.headers }
 }
 
-t.test('[D57] a 20,000-town dry run of a first cycle completes in seconds while /v1/health answers within 100 ms over a real socket', async (t) => {
+t.test('[D57] a 20,000-town dry run of a first cycle completes in seconds while /v1/health keeps answering over a real socket, the slowest within 1 s', async (t) => {
   // The parse, the checks and the review in slices; the one read of what is stored finds nothing
   // (against a stored cycle of 20,000 towns: test/postgres/dry-run-latency.test.ts).
   const towns = 20_000
@@ -45,7 +45,7 @@ t.test('[D57] a 20,000-town dry run of a first cycle completes in seconds while 
   t.equal((await post(base, '/v1/ingest/csv/dry-run', csv(HEADER, `${NOV},${town(0)},181.00,171.00,151.00`))).status, 200)
   // The body is built before the clock starts, and the answer parsed after: the client shares the event loop.
   const sending = multipart([{ name: 'file', filename: 'prices.csv', contentType: 'text/csv', body: november }])
-  const { result: dry, ms, latencies, statuses } = await latenciesDuring(`${base}/v1/health`, async () => {
+  const { result: dry, ms, latencies, statuses, loopDelayP99Ms } = await latenciesDuring(`${base}/v1/health`, async () => {
     const res = await fetch(`${base}/v1/ingest/csv/dry-run`, { method: 'POST', body: sending.payload, headers: { ...sending.headers, authorization: `Bearer ${TOKEN}` } })
     return { status: res.status, body: await res.text() }
   })
@@ -59,8 +59,8 @@ t.test('[D57] a 20,000-town dry run of a first cycle completes in seconds while 
   t.ok(ms < 10_000, `the dry run took ${Math.round(ms)} ms`)
   t.ok(latencies.length >= 10, `${latencies.length} probes answered while it ran`)
   t.strictSame(statuses, [200])
-  // 100 ms is the target on a quiet machine; the bound here allows a loaded 2-core CI host, and
-  // still fails the quadratic review, which held the event loop for seconds at this size.
+  t.comment(`the event loop's p99 delay: ${loopDelayP99Ms.toFixed(1)} ms (100 ms is the target on a quiet machine)`)
+  // Slices keep health answering throughout; the quadratic review held the event loop for seconds here.
   t.ok(worst < 1000, `the slowest health answer took ${worst.toFixed(1)} ms`)
   t.equal(await rowCount(), 0, 'nothing written')
 })
