@@ -31,6 +31,17 @@ const NOVEMBER = csv(
   '15-11-2026,14-12-2026,Kisumu,181.10,171.20,152.00'
 )
 
+// The same five towns as October, each a few shillings dearer: nothing to warn about.
+const CLEAN = csv(HEADER, ...['Nairobi', 'Mombasa', 'Elburgon', 'El Wak', "Moi's Bridge"].map((town, i) =>
+  `15-11-2026,14-12-2026,${town},${(182.05 + i / 10).toFixed(2)},${(172 + i / 10).toFixed(2)},152.50`))
+
+// Two of the five towns, for the cycle after next when today is 2026-11-20: most towns missing, and early.
+const EARLY_AND_SHORT = csv(
+  HEADER,
+  '15-01-2027,14-02-2027,Nairobi,181.55,171.50,152.00',
+  '15-01-2027,14-02-2027,Mombasa,181.65,171.60,152.00'
+)
+
 const MALFORMED = csv(
   HEADER,
   '15-11-2026,14-12-2026,Nairobi,181.50,171.50,152.00',
@@ -51,9 +62,12 @@ async function setUp (): Promise<void> {
 }
 
 /** `rateLimitMax`: the D22 allowance per client and minute; unset, one a test never reaches. */
-async function service (t: Test, rateLimitMax?: number): Promise<FastifyInstance> {
+async function service (t: Test, rateLimitMax?: number, today?: string): Promise<FastifyInstance> {
   await seedFixture()
-  const app = await build(t, { config: { ingestToken: TOKEN }, ...(rateLimitMax === undefined ? {} : { rateLimitMax }) })
+  const app = await build(t, {
+    config: { ingestToken: TOKEN, ...(today === undefined ? {} : { now: () => new Date(`${today}T09:00:00+03:00`) }) },
+    ...(rateLimitMax === undefined ? {} : { rateLimitMax })
+  })
   await app.listen({ port: 0, host: '127.0.0.1' })
   base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
   return app
@@ -105,11 +119,13 @@ t.test('the admin page in Chromium', shouldRun, async (t) => {
     t.notMatch(html, /\sstyle=/, 'no inline style')
   })
 
-  t.test('review a file with a warning and a new town, publish it, see it over HTTP, withdraw it', async (t) => {
+  t.test('review a file with a warning and a new town, cancel, publish it after confirming, see it over HTTP, withdraw it', async (t) => {
     await service(t)
     const page = await openPage(t)
     await choose(page, 'november.csv', NOVEMBER, TOKEN)
-    t.match(await statusText(page, /^Reviewed/), 'Reviewed november.csv: 6 records in 1 cycle(s), 2 warning(s). Nothing is published yet.')
+    t.equal(await statusText(page, /^Reviewed/), 'Reviewed november.csv: 6 records in 1 cycle(s), 2 warning(s). ' +
+    'Check the warnings and missing towns below: publishing asks you to confirm them. Nothing is published yet.')
+    t.equal(await page.locator('#status').getAttribute('class'), 'status warning', 'a warning, not a success')
 
     const review = page.locator('#review-out')
     t.equal(await review.locator('[data-count="records"]').innerText(), '6')
@@ -142,8 +158,23 @@ t.test('the admin page in Chromium', shouldRun, async (t) => {
     await page.locator('main').screenshot({ path: shot })
     if (process.env.UPDATE_SCREENSHOT === '1') await copyFile(shot, new URL('../../docs/admin-review.png', import.meta.url))
 
-    await page.getByRole('button', { name: 'Publish' }).click()
-    t.match(await statusText(page, /^Published/), 'Published november.csv: 6 records (6 inserted, 0 updated, 0 unchanged).')
+    // Publish asks first, naming the cycle and its warnings; the safe choice has the focus, and
+    // cancelling with the keyboard writes nothing.
+    const before = await storedRows()
+    await page.getByRole('button', { name: 'Publish', exact: true }).click()
+    const confirm = page.getByRole('dialog', { name: 'Publish with warnings?' })
+    t.equal(await confirm.locator('#publish-confirm-text').innerText(), 'Publishing november.csv makes these cycles live at once, as reviewed:')
+    t.strictSame(await confirm.locator('li').allInnerTexts(), ['Cycle 2026-11-15 to 2026-12-14: 2 price warning(s).'])
+    t.equal(await page.evaluate('document.activeElement?.id'), 'publish-confirm-cancel', 'the safe choice has the focus')
+    await page.keyboard.press('Enter')
+    t.equal(await statusText(page, /^Nothing/), 'Nothing was published.')
+    t.ok(await confirm.isHidden())
+    t.equal(await page.evaluate('document.activeElement?.id'), 'publish', 'back on Publish')
+    t.strictSame(await storedRows(), before, 'cancelling wrote nothing')
+
+    await page.getByRole('button', { name: 'Publish', exact: true }).click()
+    await page.getByRole('button', { name: 'Publish anyway' }).click()
+    t.equal(await statusText(page, /^Published/), 'Published november.csv: 6 records (6 inserted, 0 updated, 0 unchanged).')
     t.equal(await page.locator('#result-out a[data-published]').getAttribute('href'), '/v1/cycles/2026-11-15')
     const rows = await latest()
     t.equal(rows.length, 6)
@@ -191,7 +222,8 @@ t.test('the admin page in Chromium', shouldRun, async (t) => {
     }
     const file = csv(...lines)
     await choose(page, 'backfill.csv', file, TOKEN)
-    t.match(await statusText(page, /^Reviewed/), 'Reviewed backfill.csv: 5600 records in 70 cycle(s), 3 warning(s). Nothing is published yet.')
+    t.equal(await statusText(page, /^Reviewed/), 'Reviewed backfill.csv: 5600 records in 70 cycle(s), 3 warning(s). ' +
+    'Check the warnings and missing towns below: publishing asks you to confirm them. Nothing is published yet.')
     const review = page.locator('#review-out')
     t.equal(await review.locator('article[data-cycle]').count(), 70)
     t.equal(await review.locator('[data-count="inserted"]').innerText(), '5600')
@@ -205,7 +237,10 @@ t.test('the admin page in Chromium', shouldRun, async (t) => {
     t.equal(await typo.count(), 2)
     t.strictSame((await typo.first().locator('td').allInnerTexts()).slice(0, 5), [String(2 + 5 * 80 + 7), 'Town 07', 'Super (PMS)', '150.47', '1505.70'])
 
-    await page.getByRole('button', { name: 'Publish' }).click()
+    await page.getByRole('button', { name: 'Publish', exact: true }).click()
+    t.strictSame(await page.locator('#publish-confirm-list li').allInnerTexts(),
+      ['Cycle 2021-04-15 to 2021-05-14: 1 price warning(s).', 'Cycle 2021-03-15 to 2021-04-14: 2 price warning(s).'], 'newest first, as reviewed')
+    await page.getByRole('button', { name: 'Publish anyway' }).click()
     t.match(await statusText(page, /^Published/), 'Published backfill.csv: 5600 records (5600 inserted, 0 updated, 0 unchanged).')
     t.equal(await page.locator('#result-out a[data-published]').count(), 70)
     t.equal((await storedRows()).length, 15 + 5600)
@@ -213,6 +248,41 @@ t.test('the admin page in Chromium', shouldRun, async (t) => {
     // After the page's first list of cycles: the dry run, the upload, the list again.
     t.strictSame(requests, ['POST /v1/ingest/csv/dry-run', 'POST /v1/ingest/csv', 'GET /v1/cycles?limit=12'], 'one request per step, none per cycle')
     t.strictSame(statuses.filter((s) => s >= 400), [], 'no refusal, no 429')
+  })
+
+  t.test('a clean file publishes with one click: no warning banner, no question', async (t) => {
+    await service(t)
+    const page = await openPage(t)
+    await choose(page, 'clean.csv', CLEAN, TOKEN)
+    t.equal(await statusText(page, /^Reviewed/), 'Reviewed clean.csv: 5 records in 1 cycle(s), 0 warning(s). Nothing is published yet.')
+    t.equal(await page.locator('#status').getAttribute('class'), 'status done')
+    await page.getByRole('button', { name: 'Publish', exact: true }).click()
+    t.equal(await statusText(page, /^Published/), 'Published clean.csv: 5 records (5 inserted, 0 updated, 0 unchanged).')
+    t.ok(await page.locator('#publish-confirm').isHidden(), 'never asked')
+    const rows = await latest()
+    t.strictSame(rows.map((r) => [r.town, r.valid_from, r.super_petrol]).sort(), [
+      ['El Wak', '2026-11-15', 182.35], ['Elburgon', '2026-11-15', 182.25], ['Moi\'s Bridge', '2026-11-15', 182.45],
+      ['Mombasa', '2026-11-15', 182.15], ['Nairobi', '2026-11-15', 182.05]
+    ])
+  })
+
+  t.test('a short file for the cycle after next: both cycle warnings shown, the question names the missing towns, Escape writes nothing', async (t) => {
+    await service(t, undefined, '2026-11-20')
+    const before = await storedRows()
+    const page = await openPage(t)
+    await choose(page, 'early.csv', EARLY_AND_SHORT, TOKEN)
+    await statusText(page, /^Reviewed/)
+    t.equal(await page.locator('#status').getAttribute('class'), 'status warning')
+    const cycle = page.locator('article[data-cycle="2027-01-15"]')
+    t.strictSame(await cycle.locator('ul.cycle-warnings li').evaluateAll((items) => items.map((li) => li.getAttribute('data-kind'))), ['missing_towns', 'early'])
+    await page.getByRole('button', { name: 'Publish', exact: true }).click()
+    const items = await page.locator('#publish-confirm-list li').allInnerTexts()
+    t.equal(items.length, 1)
+    t.match(items[0], /^Cycle 2027-01-15 to 2027-02-14: 3 missing town\(s\): El Wak, Elburgon, Moi's Bridge; /)
+    t.match(items[0], await cycle.locator('ul.cycle-warnings li[data-kind="early"]').innerText(), 'the early warning, in the service\'s words')
+    await page.keyboard.press('Escape')
+    t.equal(await statusText(page, /^Nothing/), 'Nothing was published.')
+    t.strictSame(await storedRows(), before, 'nothing written')
   })
 
   t.test('a malformed file shows the service\'s 400 line, and nothing is written', async (t) => {
@@ -224,6 +294,20 @@ t.test('the admin page in Chromium', shouldRun, async (t) => {
     t.equal(status, `The file was refused, nothing was written: ${MALFORMED_DETAIL}`)
     t.ok(await page.locator('#review-section').isHidden(), 'no review, no Publish')
     t.strictSame(await storedRows(), before)
+  })
+
+  t.test('a refused cell shows where it is and how to fix it, as the service says', async (t) => {
+    await service(t)
+    const file = csv(HEADER, '15-11-2026,14-12-2026,Nairobi,"181,50",171.50,152.00')
+    const data = new FormData()
+    data.append('file', new Blob([file], { type: 'text/csv' }), 'comma.csv')
+    const answer = await fetch(`${base}/v1/ingest/csv/dry-run`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: data })
+    t.equal(answer.status, 400)
+    const body = await answer.json() as { detail: string, line: number, column: string, problem: string, hint: string }
+    t.strictSame([body.detail, body.line, body.column, body.problem], ['Invalid price value: 181,50', 2, 'Super (PMS)', 'comma_decimal'])
+    const page = await openPage(t)
+    await choose(page, 'comma.csv', file, TOKEN)
+    t.equal(await statusText(page, /refused/), `The file was refused, nothing was written: Invalid price value: 181,50 (line 2, column Super (PMS)) ${body.hint}`)
   })
 
   t.test('a wrong token is shown as a token problem, and nothing is written', async (t) => {

@@ -9,6 +9,7 @@ type Ingested = paths['/v1/ingest/csv']['post']['responses'][201]['content']['ap
 type Cycles = paths['/v1/cycles']['get']['responses'][200]['content']['application/json']
 type Withdrawn = paths['/v1/cycles/{valid_from}']['delete']['responses'][200]['content']['application/json']
 type Fuel = Schemas['PriceWarning']['fuel']
+type Rejection = Schemas['CsvRejection'] | Schemas['ValidationError']
 type ApiPath = keyof paths
 
 const FUELS: ReadonlyArray<{ fuel: Fuel, name: string }> = [
@@ -45,10 +46,17 @@ const ui = {
   confirm: $<HTMLDialogElement>('confirm'),
   confirmText: $('confirm-text'),
   confirmOk: $<HTMLButtonElement>('confirm-ok'),
-  confirmCancel: $<HTMLButtonElement>('confirm-cancel')
+  confirmCancel: $<HTMLButtonElement>('confirm-cancel'),
+  publishConfirm: $<HTMLDialogElement>('publish-confirm'),
+  publishConfirmText: $('publish-confirm-text'),
+  publishConfirmList: $('publish-confirm-list'),
+  publishConfirmOk: $<HTMLButtonElement>('publish-confirm-ok'),
+  publishConfirmCancel: $<HTMLButtonElement>('publish-confirm-cancel')
 }
 
 let chosen: File | undefined
+/** What the last review found that an admin should see before publishing; empty for a clean file. */
+let concerns: string[] = []
 
 // ---- Talking to the API ------------------------------------------------------------------
 
@@ -72,16 +80,23 @@ async function call<T> (method: 'GET' | 'POST' | 'DELETE', url: string, action: 
   throw new Refused(await refusal(response, action))
 }
 
-/** The service's own words for a refusal: `detail`, with what to do about it. */
+/** The service's own words for a refusal: `detail`, with where the fault is and how to fix it. */
 async function refusal (response: Response, action: Action): Promise<string> {
   let detail = ''
   try {
-    const body = await response.json() as Schemas['ErrorResponse'] | Schemas['ValidationError']
-    detail = typeof body.detail === 'string'
-      ? body.detail
-      : body.detail.map((item) => `${item.loc.join('.')}: ${item.msg}`).join('; ')
-    // The row's line, where the message does not already say it (D51).
-    if ('line' in body && body.line !== undefined && !/\bline/i.test(detail)) detail += ` (line ${body.line})`
+    const body = await response.json() as Rejection
+    if (typeof body.detail !== 'string') {
+      detail = body.detail.map((item) => `${item.loc.join('.')}: ${item.msg}`).join('; ')
+    } else {
+      detail = body.detail
+      // Where the fault is, unless the sentence already says it, then what to change.
+      const rejection = body as Schemas['CsvRejection']
+      const place: string[] = []
+      if (rejection.line !== undefined && !/\bline\b/i.test(detail)) place.push(`line ${rejection.line}`)
+      if (rejection.column !== undefined && !detail.includes(rejection.column)) place.push(`column ${rejection.column}`)
+      if (place.length > 0) detail += ` (${place.join(', ')})`
+      if (rejection.hint !== undefined) detail += ` ${rejection.hint}`
+    }
   } catch {
     detail = response.statusText
   }
@@ -103,7 +118,7 @@ async function refusal (response: Response, action: Action): Promise<string> {
   }
 }
 
-function say (message: string, tone: 'busy' | 'done' | 'error' = 'busy'): void {
+function say (message: string, tone: 'busy' | 'done' | 'warning' | 'error' = 'busy'): void {
   ui.status.textContent = message
   ui.status.className = `status ${tone === 'busy' ? '' : tone}`.trim()
 }
@@ -210,6 +225,11 @@ function renderCycle (cycle: DryRunCycle): HTMLElement {
   block.append(el('p', cycle.previous_valid_from === null
     ? 'Compared with: no earlier cycle (nothing is new or missing).'
     : `Compared with: the cycle of ${cycle.previous_valid_from}.`, { 'data-compared': cycle.previous_valid_from ?? '' }))
+  if (cycle.cycle_warnings.length > 0) {
+    const list = el('ul', undefined, { class: 'cycle-warnings', 'data-cycle-warnings': cycle.valid_from })
+    for (const w of cycle.cycle_warnings) list.append(el('li', w.detail, { 'data-kind': w.kind }))
+    block.append(list)
+  }
   block.append(townList('New towns', cycle.new_towns, cycle.new_towns_not_listed, 'new'),
     townList('Missing towns', cycle.missing_towns, cycle.missing_towns_not_listed, 'missing'))
 
@@ -258,6 +278,7 @@ async function review (): Promise<void> {
   if (file === undefined) return
   ui.review.disabled = true
   ui.publish.disabled = true
+  concerns = []
   ui.reviewSection.hidden = true
   ui.resultSection.hidden = true
   say(`Checking ${file.name} (dry run: nothing is written)…`)
@@ -268,13 +289,44 @@ async function review (): Promise<void> {
     ui.reviewOut.replaceChildren(...parts)
     ui.reviewSection.hidden = false
     ui.publish.disabled = false
-    const warnings = result.cycles.reduce((n, c) => n + c.warnings.length + c.warnings_not_listed, 0)
-    say(`Reviewed ${file.name}: ${result.records_processed} records in ${result.cycles.length} cycle(s), ${warnings} warning(s). Nothing is published yet.`, 'done')
+    const warnings = result.cycles.reduce((n, c) => n + c.warnings.length + c.warnings_not_listed + c.cycle_warnings.length, 0)
+    concerns = result.cycles.flatMap(concern)
+    const summary = `Reviewed ${file.name}: ${result.records_processed} records in ${result.cycles.length} cycle(s), ${warnings} warning(s).`
+    if (concerns.length === 0) say(`${summary} Nothing is published yet.`, 'done')
+    else say(`${summary} Check the warnings and missing towns below: publishing asks you to confirm them. Nothing is published yet.`, 'warning')
   } catch (err) {
     say(err instanceof Refused ? err.message : `The review failed: ${String(err)}`, 'error')
   } finally {
     ui.review.disabled = false
   }
+}
+
+/** One line for a cycle with warnings or missing towns, naming what would go live; none for a clean cycle. */
+function concern (cycle: DryRunCycle): string[] {
+  const parts: string[] = []
+  const warnings = cycle.warnings.length + cycle.warnings_not_listed
+  if (warnings > 0) parts.push(`${warnings} price warning(s)`)
+  const missing = cycle.missing_towns.length + cycle.missing_towns_not_listed
+  if (missing > 0) {
+    const named = cycle.missing_towns.slice(0, 10).join(', ')
+    parts.push(`${missing} missing town(s): ${named}${missing > 10 ? ` and ${missing - 10} more` : ''}`)
+  }
+  for (const w of cycle.cycle_warnings) if (w.kind === 'early') parts.push(w.detail)
+  return parts.length === 0 ? [] : [`Cycle ${cycle.valid_from} to ${cycle.valid_to}: ${parts.join('; ')}.`]
+}
+
+/** Publish at once when the review found nothing; otherwise ask first, naming what would go live. */
+function askToPublish (): void {
+  const file = chosen
+  if (file === undefined) return
+  if (concerns.length === 0) {
+    void publish()
+    return
+  }
+  ui.publishConfirmText.textContent = `Publishing ${file.name} makes these cycles live at once, as reviewed:`
+  ui.publishConfirmList.replaceChildren(...concerns.map((line) => el('li', line)))
+  ui.publishConfirm.showModal()
+  ui.publishConfirmCancel.focus() // the safe choice has the focus
 }
 
 async function publish (): Promise<void> {
@@ -366,7 +418,18 @@ function choose (file: File | undefined): void {
 
 ui.file.addEventListener('change', () => choose(ui.file.files?.[0]))
 ui.review.addEventListener('click', () => { void review() })
-ui.publish.addEventListener('click', () => { void publish() })
+ui.publish.addEventListener('click', askToPublish)
+ui.publishConfirmOk.addEventListener('click', () => {
+  ui.publishConfirm.close()
+  void publish()
+})
+// Escape closes a dialog without a click: both ways back say that nothing was published.
+ui.publishConfirm.addEventListener('cancel', () => say('Nothing was published.', 'warning'))
+ui.publishConfirmCancel.addEventListener('click', () => {
+  ui.publishConfirm.close()
+  ui.publish.focus()
+  say('Nothing was published.', 'warning')
+})
 ui.refresh.addEventListener('click', () => { void listCycles() })
 ui.confirmOk.addEventListener('click', () => { void withdraw() })
 ui.confirmCancel.addEventListener('click', () => {
