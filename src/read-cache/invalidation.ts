@@ -14,7 +14,7 @@ declare module 'fastify' {
 export const NOTIFY_WAIT_MS = 2000
 
 export interface ReaderVisibleWrite<T> {
-  /** One transaction that, when it changes anything, calls `notifyPricesChanged(notifyPayload)` before it commits. */
+  /** One transaction that, when it changes anything, sends the prices-changed notification before it commits. */
   run: (notifyPayload: string) => Promise<T>
   /** The cycles (valid_from) whose answers the committed write changed; none: it wrote nothing and notified nothing. */
   changedCycles: (result: T) => readonly string[]

@@ -63,6 +63,9 @@ export async function copyBatches (client: postgres.TransactionSql, batches: Ite
       if (next.done === true) break
       const chunk = Buffer.from(copyLines(next.value))
       await settled((done) => { sink._write(chunk, 'buffer', done) })
+      // The socket takes a batch at once, so without a turn of the event loop here a large file's
+      // COPY would hold every other request back until its last batch.
+      await new Promise((resolve) => setImmediate(resolve))
     }
     await settled((done) => { sink._final(done) }) // CopyDone; done once the server has answered
   }
