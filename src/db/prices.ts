@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gt, gte, lt, lte, or, sql, type SQL } from 'drizzle
 import { FuelPrice as FuelPriceSchema, type FuelPrice } from '../generated/openapi.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
 import type { IngestOutcome, PriceRow, StoredPrice } from '../domain/price-rows.js'
-import { countRows, storedForReview } from './ingest-dry-run.js'
+import { storedForReview } from './ingest-dry-run.js'
 import { writeBatches, type WriteOptions } from './ingest-write.js'
 import { fuelPrices, townOrder } from './schema.js'
 
@@ -134,11 +134,6 @@ export class PricesRepository {
   /** Spec 4.5 rule 6: the upsert in one transaction, batch by batch as read (D46). */
   async ingest (batches: Iterable<readonly PriceRow[]>, options?: WriteOptions): Promise<IngestOutcome> {
     return await writeBatches(this.database, batches, options)
-  }
-
-  /** What `ingest` would report for the rows, with nothing written (the dry run). */
-  async count (rows: readonly PriceRow[]): Promise<IngestOutcome> {
-    return await countRows(this.database, rows)
   }
 
   async storedForReview (rows: readonly PriceRow[]): Promise<StoredPrice[]> {
