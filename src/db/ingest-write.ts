@@ -22,7 +22,7 @@ const DEFAULT_BATCH_SIZE = 20_000
 // valid_to needs no comparison: the cycle rule (a CHECK constraint) derives it from valid_from.
 const RECORD_COLUMNS = sql.raw('town text, valid_from date, valid_to date, super_petrol numeric, diesel numeric, kerosene numeric')
 
-/** All rows or none, one ingest at a time; on PostgreSQL each batch is COPYed while the next is parsed (D46). */
+/** All rows or none, one ingest at a time; the route passes the whole file already parsed, COPYed on PostgreSQL (D46). */
 export async function writeBatches (database: Database, batches: Iterable<readonly PriceRow[]>, options: WriteOptions = {}): Promise<IngestOutcome> {
   const batchSize = batchSizeOf(options)
   const read: Array<readonly PriceRow[]> = []

@@ -131,7 +131,7 @@ export class PricesRepository {
     return await this.townsStatement.execute()
   }
 
-  /** Spec 4.5 rule 6: the upsert in one transaction, batch by batch as read (D46). */
+  /** Spec 4.5 rule 6: the upsert in one transaction, of a file already parsed whole (D46). */
   async ingest (batches: Iterable<readonly PriceRow[]>, options?: WriteOptions): Promise<IngestOutcome> {
     return await writeBatches(this.database, batches, options)
   }
