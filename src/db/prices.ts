@@ -19,6 +19,9 @@ interface PriceStreamFilter extends Omit<PriceFilter, 'limit'> {
   limit?: number | undefined
 }
 
+/** The latest cycle as each town's record in FuelPrice JSON, in the answer's order. */
+export type LatestRecords = Array<{ town: string, json: string }>
+
 /** Rows per query of an export: one round trip per batch, one batch in memory at a time. */
 const EXPORT_BATCH_SIZE = 1000
 
@@ -123,7 +126,7 @@ export class PricesRepository {
   }
 
   /** The latest cycle, each town's record as FuelPrice JSON, in town order. */
-  async latestPrices (): Promise<Array<{ town: string, json: string }>> {
+  async latestPrices (): Promise<LatestRecords> {
     return await this.latestStatement.execute()
   }
 
