@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gt, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm'
 import { FuelPrice as FuelPriceSchema, type FuelPrice } from '../generated/openapi.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
+import { inFieldOrder } from './field-order.js'
 import type { IngestOutcome, PriceRow, StoredPrice } from '../domain/price-rows.js'
 import { storedForReview } from './ingest-dry-run.js'
 import { writeBatches, type WriteOptions } from './ingest-write.js'
@@ -43,8 +44,7 @@ const FUEL_PRICE_FIELDS = {
 } satisfies Record<keyof FuelPrice, unknown>
 
 /** In the schema's field order: every FuelPrice answer is `row_to_json` of a row selected with it. */
-const fuelPriceColumns = Object.fromEntries(Object.keys(FuelPriceSchema.properties)
-  .map((field) => [field, FUEL_PRICE_FIELDS[field as keyof FuelPrice]])) as typeof FUEL_PRICE_FIELDS
+const fuelPriceColumns = inFieldOrder(FuelPriceSchema, FUEL_PRICE_FIELDS)
 
 /** A subquery of FuelPrice rows aliased `p` as its JSON text, compact and in the contract's field order. */
 const FUEL_PRICE_JSON = sql<string>`row_to_json(p)::text`
