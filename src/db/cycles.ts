@@ -3,6 +3,7 @@ import type { Static, TObject } from '@sinclair/typebox'
 import { FUELS, type FuelKey } from '../domain/fuels.js'
 import { CycleSummary, FuelChange, FuelStats, PriceChange } from '../generated/openapi.js'
 import { notifyPricesChanged } from './channels.js'
+import { inFieldOrder } from './field-order.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
 import { INGEST_STATEMENT_TIMEOUT_MS, TAKE_INGEST_LOCK } from './locks.js'
 import { townOrder } from './schema.js'
@@ -14,7 +15,7 @@ const perFuel = (value: (fuel: FuelKey) => SQL): Record<FuelKey, SQL> =>
 
 /** Compact JSON in `schema`'s field order (json_build_object would add spaces); an aggregate must name an outer column, not `count(*)`. */
 function jsonObject<S extends TObject> (schema: S, values: Record<keyof Static<S>, SQL>): SQL {
-  const fields = Object.keys(schema.properties).map((name) => sql`${values[name as keyof Static<S>]} AS ${sql.identifier(name)}`)
+  const fields = Object.entries(inFieldOrder(schema, values)).map(([name, value]) => sql`${value} AS ${sql.identifier(name)}`)
   return sql`(SELECT row_to_json(o) FROM (SELECT ${sql.join(fields, sql`, `)}) AS o)`
 }
 

@@ -3,15 +3,26 @@ import { notifyPricesChanged } from './channels.js'
 import { rowsOf, type Database } from './client.js'
 import { INGEST_STATEMENT_TIMEOUT_MS, TAKE_INGEST_LOCK } from './locks.js'
 import { copyBatches, transactionClientOf } from './postgres/copy.js'
-import type { IngestOutcome, PriceRow } from '../domain/price-rows.js'
-import { addCounts, batchSizeOf, outcomeOf, recordBatches, RECORD_COLUMNS, type BatchOptions, type Counts } from './ingest-dry-run.js'
+import { cyclesOf, type IngestOutcome, type PriceRow } from '../domain/price-rows.js'
 
-export interface WriteOptions extends BatchOptions {
+export interface WriteOptions {
+  /** Rows per statement; each batch is one bind parameter, so no file meets PostgreSQL's cap of 65,535 parameters. */
+  batchSize?: number
   /** Sent on the change channel at COMMIT: the ingesting replica knows its own notification by it. */
   notifyPayload?: string
 }
 
-/** All rows or none, one ingest at a time; on PostgreSQL each batch is COPYed while the next is parsed (D46). */
+interface Counts {
+  inserted: number
+  updated: number
+}
+
+const DEFAULT_BATCH_SIZE = 20_000
+
+// valid_to needs no comparison: the cycle rule (a CHECK constraint) derives it from valid_from.
+const RECORD_COLUMNS = sql.raw('town text, valid_from date, valid_to date, super_petrol numeric, diesel numeric, kerosene numeric')
+
+/** All rows or none, one ingest at a time; the route passes the whole file already parsed, COPYed on PostgreSQL (D46). */
 export async function writeBatches (database: Database, batches: Iterable<readonly PriceRow[]>, options: WriteOptions = {}): Promise<IngestOutcome> {
   const batchSize = batchSizeOf(options)
   const read: Array<readonly PriceRow[]> = []
@@ -88,4 +99,35 @@ async function copyIfAllNew (tx: { execute: Database['db']['execute'] }, first: 
 function isConflictWithStoredRecord (err: unknown): boolean {
   const { code, constraint_name: constraint } = err as { code?: unknown, constraint_name?: unknown }
   return code === '23505' && constraint === 'fuel_prices_town_valid_from_key'
+}
+
+function batchSizeOf (options: WriteOptions): number {
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError('batchSize must be a positive integer')
+  return batchSize
+}
+
+function * recordBatches (rows: readonly PriceRow[], batchSize: number): Generator<string> {
+  for (let i = 0; i < rows.length; i += batchSize) yield recordsJson(rows.slice(i, i + batchSize))
+}
+
+function addCounts (total: Counts, batch: Counts | undefined): void {
+  total.inserted += batch?.inserted ?? 0
+  total.updated += batch?.updated ?? 0
+}
+
+function outcomeOf (rows: readonly PriceRow[], { inserted, updated }: Counts): IngestOutcome {
+  return { recordsProcessed: rows.length, inserted, updated, unchanged: rows.length - inserted - updated, cycles: cyclesOf(rows) }
+}
+
+/** One bind parameter per batch; prices stay the file's decimal strings, never a float. */
+function recordsJson (rows: readonly PriceRow[]): string {
+  return JSON.stringify(rows.map((r) => ({
+    town: r.town,
+    valid_from: r.validFrom,
+    valid_to: r.validTo,
+    super_petrol: r.superPetrol,
+    diesel: r.diesel,
+    kerosene: r.kerosene
+  })))
 }

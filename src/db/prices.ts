@@ -1,8 +1,9 @@
 import { and, asc, desc, eq, gt, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm'
 import { FuelPrice as FuelPriceSchema, type FuelPrice } from '../generated/openapi.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
+import { inFieldOrder } from './field-order.js'
 import type { IngestOutcome, PriceRow, StoredPrice } from '../domain/price-rows.js'
-import { countRows, storedForReview } from './ingest-dry-run.js'
+import { storedForReview } from './ingest-dry-run.js'
 import { writeBatches, type WriteOptions } from './ingest-write.js'
 import { fuelPrices, townOrder } from './schema.js'
 
@@ -18,6 +19,9 @@ export interface PriceFilter {
 interface PriceStreamFilter extends Omit<PriceFilter, 'limit'> {
   limit?: number | undefined
 }
+
+/** The latest cycle as each town's record in FuelPrice JSON, in the answer's order. */
+export type LatestRecords = Array<{ town: string, json: string }>
 
 /** Rows per query of an export: one round trip per batch, one batch in memory at a time. */
 const EXPORT_BATCH_SIZE = 1000
@@ -40,8 +44,7 @@ const FUEL_PRICE_FIELDS = {
 } satisfies Record<keyof FuelPrice, unknown>
 
 /** In the schema's field order: every FuelPrice answer is `row_to_json` of a row selected with it. */
-const fuelPriceColumns = Object.fromEntries(Object.keys(FuelPriceSchema.properties)
-  .map((field) => [field, FUEL_PRICE_FIELDS[field as keyof FuelPrice]])) as typeof FUEL_PRICE_FIELDS
+const fuelPriceColumns = inFieldOrder(FuelPriceSchema, FUEL_PRICE_FIELDS)
 
 /** A subquery of FuelPrice rows aliased `p` as its JSON text, compact and in the contract's field order. */
 const FUEL_PRICE_JSON = sql<string>`row_to_json(p)::text`
@@ -123,7 +126,7 @@ export class PricesRepository {
   }
 
   /** The latest cycle, each town's record as FuelPrice JSON, in town order. */
-  async latestPrices (): Promise<Array<{ town: string, json: string }>> {
+  async latestPrices (): Promise<LatestRecords> {
     return await this.latestStatement.execute()
   }
 
@@ -131,14 +134,9 @@ export class PricesRepository {
     return await this.townsStatement.execute()
   }
 
-  /** Spec 4.5 rule 6: the upsert in one transaction, batch by batch as read (D46). */
+  /** Spec 4.5 rule 6: the upsert in one transaction, of a file already parsed whole (D46). */
   async ingest (batches: Iterable<readonly PriceRow[]>, options?: WriteOptions): Promise<IngestOutcome> {
     return await writeBatches(this.database, batches, options)
-  }
-
-  /** What `ingest` would report for the rows, with nothing written (the dry run). */
-  async count (rows: readonly PriceRow[]): Promise<IngestOutcome> {
-    return await countRows(this.database, rows)
   }
 
   async storedForReview (rows: readonly PriceRow[]): Promise<StoredPrice[]> {

@@ -12,13 +12,7 @@ export interface PriceRow {
 }
 
 /** A stored record, prices as their exact decimal text ('180.50'). */
-export interface StoredPrice {
-  validFrom: string
-  town: string
-  superPetrol: string
-  diesel: string
-  kerosene: string
-}
+export type StoredPrice = Omit<PriceRow, 'line' | 'validTo'>
 
 export interface IngestOutcome {
   /** Data rows of the file: inserted + updated + unchanged. */

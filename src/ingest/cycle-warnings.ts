@@ -1,16 +1,9 @@
 import { cycleOf } from '../domain/cycle.js'
 import type { CycleWarning } from '../generated/openapi.js'
+import type { CycleReview } from './plausibility.js'
 
 /** A dry run's warnings on a whole cycle (many towns missing, starts far ahead); never a reason to refuse (D73). */
-export interface ReviewedCycle {
-  validFrom: string
-  previousValidFrom: string | null
-  missingTowns: readonly string[]
-  /** Beyond those listed: the dry run's lists are capped. */
-  missingTownsNotListed: number
-  /** Towns of the previous cycle; 0 when there is none. */
-  previousTowns: number
-}
+export type ReviewedCycle = Pick<CycleReview, 'validFrom' | 'previousValidFrom' | 'missingTowns' | 'missingTownsNotListed' | 'previousTowns'>
 
 export interface CycleWarningOptions {
   /** Today in Kenya, YYYY-MM-DD. */

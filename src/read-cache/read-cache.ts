@@ -1,8 +1,6 @@
+import type { LatestRecords } from '../db/prices.js'
 import { normalizeTown } from '../domain/town.js'
 import { CachedBody } from '../http-caching/cached-body.js'
-
-/** The latest cycle as each town's record in FuelPrice JSON, in the answer's order. */
-export type LatestRecords = Array<{ town: string, json: string }>
 
 interface ReadCacheOptions {
   loadLatest: () => Promise<LatestRecords>

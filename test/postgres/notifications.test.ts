@@ -1,8 +1,7 @@
 import t from 'tap'
 import { pricesChangedChannel } from '../../src/db/channels.js'
 import type { PriceRow } from '../../src/domain/price-rows.js'
-import { countRows } from '../../src/db/ingest-dry-run.js'
-import { AUTH, TOKEN, writeRows } from '../fixtures/ingest.js'
+import { AUTH, HEADER, TOKEN, csv, upload, writeRows } from '../fixtures/ingest.js'
 import { build, postgresOnly, resetData, testDatabase } from '../helper.js'
 import { seedFixture } from '../routes/_fixtures.js'
 
@@ -29,7 +28,8 @@ t.test('[D26] on PostgreSQL a committed ingest notifies the replicas; a rolled-b
   t.teardown(async () => { await subscription.unlisten() })
   const settle = async () => { await new Promise((resolve) => setTimeout(resolve, 200)) }
 
-  await countRows(database, [row('A', ...JAN)])
+  const app = await build(t, { config: { ingestToken: TOKEN } })
+  t.equal((await upload(app, csv(HEADER, '15-01-2026,14-02-2026,A,180.50,170.00,160.25'), { query: '/dry-run' })).statusCode, 200)
   await t.rejects(writeRows(database, [row('A', ...JAN), row('B', ...JAN, '0.00')]))
   await settle()
   t.strictSame(heard, [], 'nothing committed, nothing heard')

@@ -1,5 +1,6 @@
 import t from 'tap'
-import { ReadCache, type LatestRecords } from '../../src/read-cache/read-cache.js'
+import type { LatestRecords } from '../../src/db/prices.js'
+import { ReadCache } from '../../src/read-cache/read-cache.js'
 
 const cache = (maxBytes: number, loadLatest = async (): Promise<LatestRecords> => []): ReadCache => new ReadCache({ loadLatest, maxBytes })
 const json = (n: number): string => JSON.stringify('x'.repeat(n - 2)) // n bytes of JSON
