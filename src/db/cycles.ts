@@ -4,7 +4,7 @@ import { FUELS, type FuelKey } from '../domain/fuels.js'
 import { CycleSummary, FuelChange, FuelStats, PriceChange } from '../generated/openapi.js'
 import { notifyPricesChanged } from './channels.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
-import { INGEST_STATEMENT_TIMEOUT_MS, TAKE_INGEST_LOCK } from './locks.js'
+import { INGEST_STATEMENT_TIMEOUT_MS, takeIngestLock } from './locks.js'
 import { townOrder } from './schema.js'
 
 const townKey = (column: string): SQL => townOrder(sql.raw(column))
@@ -116,29 +116,10 @@ export interface WithdrawnCycle {
   rowsRemoved: number
 }
 
-/** A withdrawal waits for its turn behind an ingest as long as an ingest waits. */
-export const WITHDRAW_LOCK_WAIT_MS = INGEST_STATEMENT_TIMEOUT_MS
-
-/** The ingest lock was not free within the wait; nothing was written. */
-export class IngestLockBusy extends Error {
-  constructor (readonly waitedMs: number) {
-    super(`the ingest lock was not free within ${waitedMs} ms`)
-    this.name = 'IngestLockBusy'
-  }
-}
-
 /** One transaction under the ingest lock, telling every replica at COMMIT; undefined when no cycle starts that day. */
-export async function withdrawCycle (database: Database, validFrom: string, notifyPayload: string, lockWaitMs = WITHDRAW_LOCK_WAIT_MS): Promise<WithdrawnCycle | undefined> {
+export async function withdrawCycle (database: Database, validFrom: string, notifyPayload: string, lockWaitMs = INGEST_STATEMENT_TIMEOUT_MS): Promise<WithdrawnCycle | undefined> {
   return await database.db.transaction(async (tx) => {
-    // Wait for a running ingest as it would wait for us, not the connection's 5 s lock_timeout.
-    await tx.execute(sql`SELECT set_config('lock_timeout', ${String(lockWaitMs)}, true), set_config('statement_timeout', ${String(lockWaitMs)}, true)`)
-    try {
-      await tx.execute(TAKE_INGEST_LOCK)
-    } catch (err) {
-      throw waitedTooLong(err) ? new IngestLockBusy(lockWaitMs) : err
-    }
-    // The rest of the transaction under the connection's own statement bound again.
-    await tx.execute(sql`SELECT set_config('statement_timeout', reset_val, true) FROM pg_settings WHERE name = 'statement_timeout'`)
+    await takeIngestLock(tx, lockWaitMs)
     const [gone] = rowsOf<{ removed: number, valid_to: string | null }>(await tx.execute(sql`
       WITH gone AS (DELETE FROM fuel_prices WHERE valid_from = ${validFrom}::date RETURNING valid_to)
       SELECT count(*)::int AS removed, min(valid_to)::text AS valid_to FROM gone`))
@@ -146,13 +127,4 @@ export async function withdrawCycle (database: Database, validFrom: string, noti
     await notifyPricesChanged(tx, database, notifyPayload)
     return { validFrom, validTo: gone.valid_to, rowsRemoved: gone.removed }
   })
-}
-
-/** lock_timeout (55P03) or statement_timeout (57014) ended the wait; drizzle wraps the driver's error. */
-function waitedTooLong (err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code
-    if (code === '55P03' || code === '57014') return true
-  }
-  return false
 }

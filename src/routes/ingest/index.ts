@@ -16,6 +16,8 @@ import { UploadQueue, type UploadPlace } from '../../ingest/upload-queue.js'
 
 interface IngestRoutesOptions {
   config: Pick<Config, 'ingestToken' | 'maxUploadBytes' | 'ingestWarnShare' | 'ingestMissingTownsShare' | 'uploadQueueSize' | 'now'>
+  /** How long an ingest waits for a running withdrawal's or ingest's turn (tests shorten it). */
+  lockWaitMs?: number
 }
 
 const INVALID_TOKEN = 'Invalid authorization token for ingestion endpoint.'
@@ -26,7 +28,7 @@ const DRY_RUN_DEPRECATED = '@1795305600'
 /** The old `?dry_run=true`, out of the contract but still honoured (D43). */
 const IngestLegacyQuery = Type.Object({ dry_run: Type.Boolean({ default: false }) })
 
-const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { config }) => {
+const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { config, lockWaitMs }) => {
   // The token first, after the limiter so a wrong token counts (D48); only then is the body invited.
   const checkToken = bearerAuth({ token: config.ingestToken, detail: INVALID_TOKEN, failures: app.failedTokens })
   const queue = new UploadQueue(config.uploadQueueSize)
@@ -105,7 +107,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
         // Spec 4.5: the whole file is checked, in slices, before anything is written (D57).
         const batches = await readBatches(request, new Slices(), config.now?.() ?? new Date())
         const outcome = await app.commitAndInvalidate({
-          run: async (notifyPayload) => await app.prices.ingest(batches, { notifyPayload }),
+          run: async (notifyPayload) => await app.prices.ingest(batches, { notifyPayload, lockWaitMs }),
           changedCycles: (outcome) => outcome.cycles.map((c) => c.validFrom),
           count: (outcome) => {
             app.metrics.ingests.inc()
