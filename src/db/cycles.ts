@@ -7,8 +7,6 @@ import { rowsOf, type AppDb, type Database } from './client.js'
 import { INGEST_STATEMENT_TIMEOUT_MS, takeIngestLock } from './locks.js'
 import { townOrder } from './schema.js'
 
-const townKey = (column: string): SQL => townOrder(sql.raw(column))
-
 const perFuel = (value: (fuel: FuelKey) => SQL): Record<FuelKey, SQL> =>
   Object.fromEntries(FUELS.map(({ key }) => [key, value(key)])) as Record<FuelKey, SQL>
 
@@ -21,7 +19,7 @@ function jsonObject<S extends TObject> (schema: S, values: Record<keyof Static<S
 /** Per fuel: min, max, mean, median and the cheapest and dearest town (ties: the first in town order). */
 function fuelStats (fuel: FuelKey): SQL {
   const c = sql.raw(`f.${fuel}`)
-  const town = townKey('f.town')
+  const town = townOrder('f.town')
   return jsonObject(FuelStats, {
     min: sql`min(${c})::float8`,
     max: sql`max(${c})::float8`,
@@ -88,12 +86,12 @@ export class CyclesRepository {
     const result = await this.db.execute<{ found: boolean, body: string | null }>(sql`
       WITH cycle AS (SELECT coalesce(${validFrom ?? null}::date, (SELECT max(valid_from) FROM fuel_prices)) AS v)
       SELECT EXISTS (SELECT 1 FROM fuel_prices, cycle WHERE valid_from = cycle.v) AS found, (
-        SELECT '[' || string_agg(${CHANGE_JSON}::text, ',' ORDER BY ${townKey('c.town')}, c.id) || ']'
+        SELECT '[' || string_agg(${CHANGE_JSON}::text, ',' ORDER BY ${townOrder('c.town')}, c.id) || ']'
         FROM cycle, fuel_prices AS c
         LEFT JOIN fuel_prices AS p ON p.town = c.town AND p.valid_from = (
           SELECT max(valid_from) FROM fuel_prices WHERE valid_from < c.valid_from)
         WHERE c.valid_from = cycle.v
-          ${town === undefined ? sql`` : sql`AND ${townKey('c.town')} = lower(${town})`}
+          ${town === undefined ? sql`` : sql`AND ${townOrder('c.town')} = lower(${town})`}
       ) AS body FROM cycle`)
     const row = rowsOf<{ found: boolean, body: string | null }>(result)[0]
     if (validFrom !== undefined && row?.found !== true) return undefined
