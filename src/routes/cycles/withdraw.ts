@@ -22,7 +22,7 @@ const withdraw: FastifyPluginAsyncTypebox<WithdrawRoutesOptions> = async (app, {
   app.route({
     ...operations.withdrawCycle,
     preParsing: async (request) => { await checkToken(request) },
-    handler: async (request, reply) => {
+    handler: async (request) => {
       const validFrom = request.params.valid_from
       const withdrawn = await app.commitAndInvalidate({
         run: async (notifyPayload) => await withdrawCycle(app.database, validFrom, notifyPayload, lockWaitMs),
@@ -30,7 +30,6 @@ const withdraw: FastifyPluginAsyncTypebox<WithdrawRoutesOptions> = async (app, {
       })
       if (withdrawn === undefined) throw cycleNotFound(validFrom)
       request.log.info({ withdrawn }, 'cycle withdrawn')
-      void reply.header('cache-control', 'no-store')
       return {
         status: 'withdrawn' as const,
         valid_from: withdrawn.validFrom,

@@ -86,11 +86,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
 
   app.route({
     ...operations.dryRunIngestCsv,
-    handler: async (request, reply) => {
-      // A dry run describes one moment of the table: nothing for a cache to keep.
-      void reply.header('cache-control', 'no-store')
-      return await inPlace(request, async () => await dryRun(request))
-    }
+    handler: async (request) => await inPlace(request, async () => await dryRun(request))
   })
 
   app.route({
@@ -98,7 +94,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
     schema: { ...operations.ingestCsv.schema, querystring: IngestLegacyQuery },
     handler: async (request, reply) => {
       if (request.query.dry_run) {
-        // The deprecated spelling answers as its successor does, and says so (D43).
+        // The deprecated spelling answers as its successor does (no-store: this route's own answers are public), and says so (D43).
         void reply.header('cache-control', 'no-store').header('deprecation', DRY_RUN_DEPRECATED)
           .header('link', `<${operations.dryRunIngestCsv.url}>; rel="successor-version"`)
         return await reply.code(200 as never).send(await inPlace(request, async () => await dryRun(request)) as never)
