@@ -4,7 +4,7 @@ import { ConcurrencyCap } from '../http-server/concurrency-cap.js'
 export const EXPORTS_BUSY = 'Too many CSV exports are running. Try again later.'
 
 /** Seconds a client refused by the cap is asked to wait; an export usually takes a few. */
-export const EXPORTS_BUSY_RETRY_AFTER_SECONDS = 5
+const EXPORTS_BUSY_RETRY_AFTER_SECONDS = 5
 
 export interface ExportLimits {
   /** Exports streaming at once in this process (EXPORT_MAX_CONCURRENT). */

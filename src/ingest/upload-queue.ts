@@ -4,7 +4,7 @@ import { ConcurrencyCap } from '../http-server/concurrency-cap.js'
 export const UPLOADS_BUSY = 'Too many uploads are being processed. Try again later.'
 
 /** Seconds a refused upload is asked to wait: the dry run or ingest of a large file takes a few. */
-export const UPLOADS_BUSY_RETRY_AFTER_SECONDS = 5
+const UPLOADS_BUSY_RETRY_AFTER_SECONDS = 5
 
 /** At most `size` uploads per process at once, so their memory is bounded; one more gets 503 before its body is read (D57). */
 export class UploadQueue {
