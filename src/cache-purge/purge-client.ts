@@ -16,7 +16,7 @@ export interface PurgeClientOptions {
   onOutcome?: (outcome: PurgeOutcome) => void
 }
 
-export type PurgeOutcome = 'delivered' | 'refused' | 'given_up' | 'abandoned'
+type PurgeOutcome = 'delivered' | 'refused' | 'given_up' | 'abandoned'
 
 /** Tags per request: keeps the header well under a cache's 8 KiB line limit (Varnish's default). */
 export const MAX_TAGS_PER_PURGE = 100

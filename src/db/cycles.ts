@@ -5,10 +5,8 @@ import { CycleSummary, FuelChange, FuelStats, PriceChange } from '../generated/o
 import { notifyPricesChanged } from './channels.js'
 import { inFieldOrder } from './field-order.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
-import { INGEST_STATEMENT_TIMEOUT_MS, TAKE_INGEST_LOCK } from './locks.js'
+import { INGEST_STATEMENT_TIMEOUT_MS, takeIngestLock } from './locks.js'
 import { townOrder } from './schema.js'
-
-const townKey = (column: string): SQL => townOrder(sql.raw(column))
 
 const perFuel = (value: (fuel: FuelKey) => SQL): Record<FuelKey, SQL> =>
   Object.fromEntries(FUELS.map(({ key }) => [key, value(key)])) as Record<FuelKey, SQL>
@@ -22,7 +20,7 @@ function jsonObject<S extends TObject> (schema: S, values: Record<keyof Static<S
 /** Per fuel: min, max, mean, median and the cheapest and dearest town (ties: the first in town order). */
 function fuelStats (fuel: FuelKey): SQL {
   const c = sql.raw(`f.${fuel}`)
-  const town = townKey('f.town')
+  const town = townOrder('f.town')
   return jsonObject(FuelStats, {
     min: sql`min(${c})::float8`,
     max: sql`max(${c})::float8`,
@@ -89,12 +87,12 @@ export class CyclesRepository {
     const result = await this.db.execute<{ found: boolean, body: string | null }>(sql`
       WITH cycle AS (SELECT coalesce(${validFrom ?? null}::date, (SELECT max(valid_from) FROM fuel_prices)) AS v)
       SELECT EXISTS (SELECT 1 FROM fuel_prices, cycle WHERE valid_from = cycle.v) AS found, (
-        SELECT '[' || string_agg(${CHANGE_JSON}::text, ',' ORDER BY ${townKey('c.town')}, c.id) || ']'
+        SELECT '[' || string_agg(${CHANGE_JSON}::text, ',' ORDER BY ${townOrder('c.town')}, c.id) || ']'
         FROM cycle, fuel_prices AS c
         LEFT JOIN fuel_prices AS p ON p.town = c.town AND p.valid_from = (
           SELECT max(valid_from) FROM fuel_prices WHERE valid_from < c.valid_from)
         WHERE c.valid_from = cycle.v
-          ${town === undefined ? sql`` : sql`AND ${townKey('c.town')} = lower(${town})`}
+          ${town === undefined ? sql`` : sql`AND ${townOrder('c.town')} = lower(${town})`}
       ) AS body FROM cycle`)
     const row = rowsOf<{ found: boolean, body: string | null }>(result)[0]
     if (validFrom !== undefined && row?.found !== true) return undefined
@@ -117,29 +115,10 @@ export interface WithdrawnCycle {
   rowsRemoved: number
 }
 
-/** A withdrawal waits for its turn behind an ingest as long as an ingest waits. */
-export const WITHDRAW_LOCK_WAIT_MS = INGEST_STATEMENT_TIMEOUT_MS
-
-/** The ingest lock was not free within the wait; nothing was written. */
-export class IngestLockBusy extends Error {
-  constructor (readonly waitedMs: number) {
-    super(`the ingest lock was not free within ${waitedMs} ms`)
-    this.name = 'IngestLockBusy'
-  }
-}
-
 /** One transaction under the ingest lock, telling every replica at COMMIT; undefined when no cycle starts that day. */
-export async function withdrawCycle (database: Database, validFrom: string, notifyPayload: string, lockWaitMs = WITHDRAW_LOCK_WAIT_MS): Promise<WithdrawnCycle | undefined> {
+export async function withdrawCycle (database: Database, validFrom: string, notifyPayload: string, lockWaitMs = INGEST_STATEMENT_TIMEOUT_MS): Promise<WithdrawnCycle | undefined> {
   return await database.db.transaction(async (tx) => {
-    // Wait for a running ingest as it would wait for us, not the connection's 5 s lock_timeout.
-    await tx.execute(sql`SELECT set_config('lock_timeout', ${String(lockWaitMs)}, true), set_config('statement_timeout', ${String(lockWaitMs)}, true)`)
-    try {
-      await tx.execute(TAKE_INGEST_LOCK)
-    } catch (err) {
-      throw waitedTooLong(err) ? new IngestLockBusy(lockWaitMs) : err
-    }
-    // The rest of the transaction under the connection's own statement bound again.
-    await tx.execute(sql`SELECT set_config('statement_timeout', reset_val, true) FROM pg_settings WHERE name = 'statement_timeout'`)
+    await takeIngestLock(tx, lockWaitMs)
     const [gone] = rowsOf<{ removed: number, valid_to: string | null }>(await tx.execute(sql`
       WITH gone AS (DELETE FROM fuel_prices WHERE valid_from = ${validFrom}::date RETURNING valid_to)
       SELECT count(*)::int AS removed, min(valid_to)::text AS valid_to FROM gone`))
@@ -147,13 +126,4 @@ export async function withdrawCycle (database: Database, validFrom: string, noti
     await notifyPricesChanged(tx, database, notifyPayload)
     return { validFrom, validTo: gone.valid_to, rowsRemoved: gone.removed }
   })
-}
-
-/** lock_timeout (55P03) or statement_timeout (57014) ended the wait; drizzle wraps the driver's error. */
-function waitedTooLong (err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code
-    if (code === '55P03' || code === '57014') return true
-  }
-  return false
 }

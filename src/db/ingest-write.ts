@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { notifyPricesChanged } from './channels.js'
 import { rowsOf, type Database } from './client.js'
-import { INGEST_STATEMENT_TIMEOUT_MS, TAKE_INGEST_LOCK } from './locks.js'
+import { INGEST_STATEMENT_TIMEOUT_MS, takeIngestLock } from './locks.js'
 import { copyBatches, transactionClientOf } from './postgres/copy.js'
 import { cyclesOf, type IngestOutcome, type PriceRow } from '../domain/price-rows.js'
 
@@ -10,6 +10,8 @@ export interface WriteOptions {
   batchSize?: number
   /** Sent on the change channel at COMMIT: the ingesting replica knows its own notification by it. */
   notifyPayload?: string
+  /** How long to wait for the ingest lock before IngestLockBusy (tests shorten it). */
+  lockWaitMs?: number
 }
 
 interface Counts {
@@ -48,10 +50,8 @@ export async function writeBatches (database: Database, batches: Iterable<readon
 
   const counts: Counts = { inserted: 0, updated: 0 }
   await database.db.transaction(async (tx) => {
-    // The ingest's own statement and lock bounds, for this transaction only: it may queue behind another write.
-    await tx.execute(sql`SELECT set_config('statement_timeout', ${String(INGEST_STATEMENT_TIMEOUT_MS)}, true),
-      set_config('lock_timeout', ${String(INGEST_STATEMENT_TIMEOUT_MS)}, true)`)
-    await tx.execute(TAKE_INGEST_LOCK)
+    // It may queue behind another write, then its statements get the ingest's own bound.
+    await takeIngestLock(tx, options.lockWaitMs ?? INGEST_STATEMENT_TIMEOUT_MS, INGEST_STATEMENT_TIMEOUT_MS)
     // New records go by COPY; a file that meets a stored record is upserted instead.
     if (database.kind === 'postgres' && first.done !== true && await copyIfAllNew(tx, first.value, reading)) {
       counts.inserted = allRows().length

@@ -27,7 +27,6 @@ export type LatestRecords = Array<{ town: string, json: string }>
 const EXPORT_BATCH_SIZE = 1000
 
 const townOrderKey = townOrder(fuelPrices.town)
-const bareTownOrder = townOrder(sql.raw('town'))
 
 // One total order, so offset pages never skip or repeat a row (D2).
 const listOrder = [desc(fuelPrices.validFrom), townOrderKey, asc(fuelPrices.id)]
@@ -70,11 +69,11 @@ export class PricesRepository {
       execute: async (): Promise<string[]> => {
         const result = await db.execute<{ town: string }>(sql`
           WITH RECURSIVE towns AS (
-            (SELECT ${bareTownOrder} AS key, town FROM fuel_prices ORDER BY 1 LIMIT 1)
+            (SELECT ${townOrder('town')} AS key, town FROM fuel_prices ORDER BY 1 LIMIT 1)
             UNION ALL
             SELECT next.key, next.town FROM towns, LATERAL (
-              SELECT ${bareTownOrder} AS key, town FROM fuel_prices
-              WHERE ${bareTownOrder} > towns.key ORDER BY 1 LIMIT 1
+              SELECT ${townOrder('town')} AS key, town FROM fuel_prices
+              WHERE ${townOrder('town')} > towns.key ORDER BY 1 LIMIT 1
             ) AS next
           )
           SELECT town FROM towns`)
@@ -157,7 +156,7 @@ export class PricesRepository {
       .as('p')
     // The whole page as one JSON text; the aggregate keeps the page's order.
     return this.db.select({
-      body: sql<string | null>`'[' || string_agg(${FUEL_PRICE_JSON}, ',' ORDER BY p.valid_from DESC, ${townOrder(sql.raw('p.town'))}, p.id) || ']'`
+      body: sql<string | null>`'[' || string_agg(${FUEL_PRICE_JSON}, ',' ORDER BY p.valid_from DESC, ${townOrder('p.town')}, p.id) || ']'`
     }).from(page).prepare(`list_prices_${mask}`)
   }
 }

@@ -1,8 +1,11 @@
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm'
 import { check, date, index, numeric, pgTable, serial, text, timestamp, unique } from 'drizzle-orm/pg-core'
 
+/** A town column by its name in a query; the type refuses a plain string, so no value is pasted in as SQL. */
+type TownColumn = 'town' | `${string}.town`
+
 /** Town order: lower-cased, byte by byte, the same on every locale (D3); in JavaScript, domain/town.ts's `townKey`. */
-export const townOrder = (town: SQLWrapper): SQL => sql`lower(${town}) COLLATE "C"`
+export const townOrder = (town: SQLWrapper | TownColumn): SQL => sql`lower(${typeof town === 'string' ? sql.raw(town) : town}) COLLATE "C"`
 
 /** One row per (town, cycle); the price and cycle rules are CHECK constraints too. */
 export const fuelPrices = pgTable('fuel_prices', {

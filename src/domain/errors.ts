@@ -22,7 +22,7 @@ export class IngestRejected extends HttpError {
 }
 
 /** A refused cell is repeated in a message up to this many characters. */
-export const ECHO_MAX_CHARS = 100
+const ECHO_MAX_CHARS = 100
 
 /** Cut at ECHO_MAX_CHARS, never inside a surrogate pair. */
 export function echoCell (raw: string): string {

@@ -1,10 +1,10 @@
 import type { FastifyReply } from 'fastify'
-import { HttpError } from '../http-server/http-error.js'
+import { ConcurrencyCap } from '../http-server/concurrency-cap.js'
 
 export const EXPORTS_BUSY = 'Too many CSV exports are running. Try again later.'
 
 /** Seconds a client refused by the cap is asked to wait; an export usually takes a few. */
-export const EXPORTS_BUSY_RETRY_AFTER_SECONDS = 5
+const EXPORTS_BUSY_RETRY_AFTER_SECONDS = 5
 
 export interface ExportLimits {
   /** Exports streaming at once in this process (EXPORT_MAX_CONCURRENT). */
@@ -15,21 +15,15 @@ export interface ExportLimits {
 
 /** At most `maxConcurrent` exports per process (then 503), and one whose client stops reading is dropped (D63). */
 export class ExportGate {
-  private active = 0
+  private readonly cap: ConcurrencyCap
 
-  constructor (private readonly limits: ExportLimits) {}
-
-  get running (): number {
-    return this.active
+  constructor (private readonly limits: ExportLimits) {
+    this.cap = new ConcurrencyCap(limits.maxConcurrent, EXPORTS_BUSY, EXPORTS_BUSY_RETRY_AFTER_SECONDS)
   }
 
   /** A socket timeout, so a slow reader that keeps reading is never cut off; node:http resets it after the answer. */
   enter (reply: FastifyReply): void {
-    if (this.active >= this.limits.maxConcurrent) {
-      throw new HttpError(503, EXPORTS_BUSY, { 'retry-after': String(EXPORTS_BUSY_RETRY_AFTER_SECONDS) })
-    }
-    this.active++
-    reply.raw.once('close', () => { this.active-- })
+    reply.raw.once('close', this.cap.enter())
     const socket = reply.raw.socket as Partial<NonNullable<typeof reply.raw.socket>> | null // none under inject
     if (typeof socket?.setTimeout === 'function') socket.setTimeout(this.limits.idleMs)
   }

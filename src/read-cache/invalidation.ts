@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { listenForPriceChanges, pricesChangedChannel } from '../db/channels.js'
+import { IngestLockBusy } from '../db/locks.js'
+import { HttpError } from '../http-server/http-error.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -12,6 +14,11 @@ declare module 'fastify' {
 
 /** The longest a write waits to hear its own notification back before it answers. */
 export const NOTIFY_WAIT_MS = 2000
+
+export const INGEST_RUNNING = 'An upload or another withdrawal is still running. Try again later.'
+
+/** Seconds a client refused for a busy ingest lock is asked to wait before trying again. */
+const INGEST_RUNNING_RETRY_AFTER_SECONDS = 60
 
 export interface ReaderVisibleWrite<T> {
   /** One transaction that, when it changes anything, sends the prices-changed notification before it commits. */
@@ -69,6 +76,8 @@ async function cacheInvalidation (app: FastifyInstance): Promise<void> {
       result = await write.run(notification.payload)
     } catch (err) {
       notification.cancel()
+      // Still not its turn after the wait: say so, never a bare 500.
+      if (err instanceof IngestLockBusy) throw new HttpError(503, INGEST_RUNNING, { 'retry-after': String(INGEST_RUNNING_RETRY_AFTER_SECONDS) })
       throw err
     }
     const cycles = write.changedCycles(result)

@@ -6,8 +6,8 @@ import { postgresDatabase, type Database } from '../../src/db/client.js'
 import { postgresOptions } from '../../src/db/postgres/options.js'
 import { INGEST_LOCK_KEY } from '../../src/db/locks.js'
 import { MemorySlidingWindowStore } from '../../src/rate-limit/memory-store.js'
-import { INGEST_RUNNING } from '../../src/routes/cycles/withdraw.js'
-import { AUTH, TOKEN, storedRows } from '../fixtures/ingest.js'
+import { INGEST_RUNNING } from '../../src/read-cache/invalidation.js'
+import { AUTH, csv, HEADER, TOKEN, storedRows, upload } from '../fixtures/ingest.js'
 import { build, postgresOnly, testConfig, testDatabase, TEST_DATABASE_URL } from '../helper.js'
 import { seedFixture } from '../routes/_fixtures.js'
 
@@ -51,12 +51,12 @@ async function lockWaiters (): Promise<number> {
   }
 }
 
-/** The app with a withdrawal that waits `lockWaitMs` for its turn, on `database` (default: this file's). */
+/** The app with a withdrawal and an ingest that wait `lockWaitMs` for their turn, on `database` (default: this file's). */
 async function withLockWait (t: Test, lockWaitMs: number | undefined, database?: Database): Promise<FastifyInstance> {
   const db = database ?? await testDatabase()
   const config = testConfig({ ingestToken: TOKEN, authFailuresPerMinute: 1_000_000 })
   const plugins = servicePlugins({ config, database: db, rateLimitStore: new MemorySlidingWindowStore({ max: 1_000_000 }) })
-    .map((p) => p.name === 'cycle-withdrawal-routes' && lockWaitMs !== undefined ? { ...p, options: { ...p.options, lockWaitMs } } : p)
+    .map((p) => ['cycle-withdrawal-routes', 'ingest-routes'].includes(p.name) && lockWaitMs !== undefined ? { ...p, options: { ...p.options, lockWaitMs } } : p)
   return await build(t, { config: { ingestToken: TOKEN }, database: db, plugins })
 }
 
@@ -100,4 +100,24 @@ t.test('[D64] an ingest that holds the lock past the wait: 503 in the envelope w
   const again = await app.inject(withdraw('2026-10-15'))
   t.equal(again.statusCode, 200, 'once the lock is free the same request succeeds')
   t.equal(again.json().rows_removed, 5)
+})
+
+t.test('[D64] an ingest that finds the lock held past its wait: the same 503 with Retry-After, nothing written', postgresOnly, async (t) => {
+  const app = await withLockWait(t, 600)
+  const file = csv(HEADER, '15-11-2026,14-12-2026,Nairobi,190.00,180.00,160.00', '15-11-2026,14-12-2026,Kisumu,191.00,181.00,161.00')
+  const before = await storedRows()
+  const lock = await holdIngestLock(t)
+  const start = performance.now()
+  const res = await upload(app, file)
+  t.ok(performance.now() - start >= 600, 'it waited its turn first')
+  t.equal(res.statusCode, 503)
+  t.strictSame(res.json(), { detail: 'An upload or another withdrawal is still running. Try again later.' })
+  t.equal(res.headers['retry-after'], '60')
+  t.equal(res.headers['cache-control'], 'no-store')
+  await lock.release()
+  t.strictSame(await storedRows(), before, 'nothing was written')
+
+  const again = await upload(app, file)
+  t.equal(again.statusCode, 201, 'once the lock is free the same upload is stored')
+  t.equal(again.json().inserted, 2)
 })

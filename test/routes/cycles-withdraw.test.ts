@@ -51,6 +51,7 @@ t.test('[D54] an unknown cycle is a 404 and removes nothing; a day that is not a
   const bad = await app.inject(withdraw('15-10-2026'))
   t.equal(bad.statusCode, 422)
   t.match(bad.json(), { detail: [{ loc: ['path', 'valid_from'] }] })
+  t.equal(bad.headers['cache-control'], 'no-store')
   t.equal((await app.inject(withdraw('2026-02-30'))).statusCode, 422)
   t.strictSame(await storedRows(), before)
 })

@@ -115,10 +115,13 @@ const rejections: Array<[string, string | Uint8Array, string, Record<string, unk
 
 for (const [name, body, detail, fields] of rejections) {
   t.test(`${name}: 400 "${detail}", nothing written`, async (t) => {
-    const res = await upload(await app(t), body)
+    const a = await app(t)
+    const res = await upload(a, body)
     t.equal(res.statusCode, 400)
     t.equal(res.headers['cache-control'], 'no-store', 'D17: errors are never cached')
     t.strictSame(res.json(), { detail, ...fields })
+    const dry = await upload(a, body, { query: '/dry-run' })
+    t.strictSame([dry.statusCode, dry.headers['cache-control'], dry.json()], [400, 'no-store', { detail, ...fields }], 'the dry run refuses it alike')
     t.equal(await rowCount(), 0)
   })
 }

@@ -1,5 +1,6 @@
 import net from 'node:net'
 import type postgres from 'postgres'
+import { SETTINGS } from '../../config.js'
 import type { DatabaseOptions } from '../client.js'
 
 /** Server-side bounds set on every connection: nothing waits forever on the server (D47). */
@@ -10,13 +11,13 @@ export function postgresOptions (options: DatabaseOptions): postgres.Options<Rec
   // The ingest and the withdrawal raise the first two for their own transaction.
   const connection: Record<string, string> = {
     application_name: 'fuel-price-service',
-    statement_timeout: String(options.statementTimeoutMs ?? 15000),
+    statement_timeout: String(options.statementTimeoutMs ?? SETTINGS.DB_STATEMENT_TIMEOUT_MS.default as number),
     lock_timeout: String(LOCK_TIMEOUT_MS),
     idle_in_transaction_session_timeout: String(IDLE_IN_TRANSACTION_TIMEOUT_MS)
   }
   if (options.schema !== undefined) connection.search_path = options.schema
   return {
-    max: options.poolMax ?? 10,
+    max: options.poolMax ?? SETTINGS.DB_POOL_MAX.default as number,
     idle_timeout: 30,
     keep_alive: 30, // TCP keepalive after 30 s of silence finds a connection the network lost
     connect_timeout: options.connectTimeoutSeconds ?? 5,

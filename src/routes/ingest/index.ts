@@ -16,6 +16,8 @@ import { UploadQueue, type UploadPlace } from '../../ingest/upload-queue.js'
 
 interface IngestRoutesOptions {
   config: Pick<Config, 'ingestToken' | 'maxUploadBytes' | 'ingestWarnShare' | 'ingestMissingTownsShare' | 'uploadQueueSize' | 'now'>
+  /** How long an ingest waits for a running withdrawal's or ingest's turn (tests shorten it). */
+  lockWaitMs?: number
 }
 
 const INVALID_TOKEN = 'Invalid authorization token for ingestion endpoint.'
@@ -26,7 +28,7 @@ const DRY_RUN_DEPRECATED = '@1795305600'
 /** The old `?dry_run=true`, out of the contract but still honoured (D43). */
 const IngestLegacyQuery = Type.Object({ dry_run: Type.Boolean({ default: false }) })
 
-const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { config }) => {
+const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { config, lockWaitMs }) => {
   // The token first, after the limiter so a wrong token counts (D48); only then is the body invited.
   const checkToken = bearerAuth({ token: config.ingestToken, detail: INVALID_TOKEN, failures: app.failedTokens })
   const queue = new UploadQueue(config.uploadQueueSize)
@@ -84,11 +86,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
 
   app.route({
     ...operations.dryRunIngestCsv,
-    handler: async (request, reply) => {
-      // A dry run describes one moment of the table: nothing for a cache to keep.
-      void reply.header('cache-control', 'no-store')
-      return await inPlace(request, async () => await dryRun(request))
-    }
+    handler: async (request) => await inPlace(request, async () => await dryRun(request))
   })
 
   app.route({
@@ -96,7 +94,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
     schema: { ...operations.ingestCsv.schema, querystring: IngestLegacyQuery },
     handler: async (request, reply) => {
       if (request.query.dry_run) {
-        // The deprecated spelling answers as its successor does, and says so (D43).
+        // The deprecated spelling answers as its successor does (no-store: this route's own answers are public), and says so (D43).
         void reply.header('cache-control', 'no-store').header('deprecation', DRY_RUN_DEPRECATED)
           .header('link', `<${operations.dryRunIngestCsv.url}>; rel="successor-version"`)
         return await reply.code(200 as never).send(await inPlace(request, async () => await dryRun(request)) as never)
@@ -105,7 +103,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
         // Spec 4.5: the whole file is checked, in slices, before anything is written (D57).
         const batches = await readBatches(request, new Slices(), config.now?.() ?? new Date())
         const outcome = await app.commitAndInvalidate({
-          run: async (notifyPayload) => await app.prices.ingest(batches, { notifyPayload }),
+          run: async (notifyPayload) => await app.prices.ingest(batches, { notifyPayload, lockWaitMs }),
           changedCycles: (outcome) => outcome.cycles.map((c) => c.validFrom),
           count: (outcome) => {
             app.metrics.ingests.inc()
