@@ -73,16 +73,16 @@ t.test('a description changed in the schema makes both texts drift', async (t) =
 t.test('a setting added to the schema appears in the table and .env.example, in its place', async (t) => {
   const added = {
     ...SETTINGS,
-    UPLOAD_QUEUE_SIZE: Type.Integer({ minimum: 1, maximum: 64, default: 8, description: 'Uploads waiting for their turn, per process; beyond, 503.' }),
+    ARCHIVE_DAYS: Type.Integer({ minimum: 1, maximum: 64, default: 8, description: 'Days an archived upload is kept; beyond, gone.' }),
     MIRROR_URL: Type.Optional(Type.String({ allowed: 'an https:// URL', examples: ['https://mirror.example/'], description: 'Where each upload is copied `after` it commits.' }))
   }
   const rows = settingsTable(added).split('\n')
-  t.equal(rows.at(-2), '| `UPLOAD_QUEUE_SIZE` | `8` | an integer from 1 to 64 | Uploads waiting for their turn, per process; beyond, 503. |')
+  t.equal(rows.at(-2), '| `ARCHIVE_DAYS` | `8` | an integer from 1 to 64 | Days an archived upload is kept; beyond, gone. |')
   t.equal(rows.at(-1), '| `MIRROR_URL` | unset | an https:// URL | Where each upload is copied `after` it commits. |')
   t.ok(envExample(added).endsWith([
     '',
-    '# Uploads waiting for their turn, per process; beyond, 503. Allowed: an integer from 1 to 64.',
-    '# UPLOAD_QUEUE_SIZE=8',
+    '# Days an archived upload is kept; beyond, gone. Allowed: an integer from 1 to 64.',
+    '# ARCHIVE_DAYS=8',
     '',
     '# Where each upload is copied after it commits. Allowed: an https:// URL.',
     '# MIRROR_URL=https://mirror.example/',
