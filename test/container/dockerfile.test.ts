@@ -84,6 +84,9 @@ const ignored = dockerIgnore(readFileSync(join(ROOT, '.dockerignore'), 'utf8'))
 const stageNamed = (name: string): Stage | undefined => stages.find((s) => s.name === name)
 const workdir = (stage: Stage): string => stage.instructions.filter((i) => i.op === 'WORKDIR').at(-1)?.args ?? '/'
 
+// A cold build of the service and the admin page in a copied context takes minutes on a busy 2-core machine.
+t.setTimeout(360_000)
+
 t.test('[D53] every stage runs the current Node LTS line; engines keeps Node 20.19+ working', async (t) => {
   t.strictSame(stages.map((s) => s.from), ['node:24-bookworm-slim', 'node:24-bookworm-slim', 'node:24-bookworm-slim'])
   const engines = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines
