@@ -1,6 +1,7 @@
 import { FUELS as FUEL_COLUMNS, type FuelKey } from '../domain/fuels.js'
 import type { PriceRow, StoredPrice } from '../domain/price-rows.js'
 import { townKey } from '../domain/town.js'
+import { percent } from './cycle-warnings.js'
 import { Slices } from './slices.js'
 
 /** The dry run's plausibility review (D40): linear in rows and towns, paused between slices (D57). */
@@ -72,7 +73,6 @@ const cents = (price: string): number => Math.round(Number(price) * 100)
 const centsOf = (r: { superPetrol: string, diesel: string, kerosene: string }): FuelCents =>
   ({ super_petrol: cents(r.superPetrol), diesel: cents(r.diesel), kerosene: cents(r.kerosene) })
 const money = (c: number): string => (c / 100).toFixed(2)
-const percent = (share: number): string => `${(Math.round(share * 1000) / 10).toFixed(1)}%`
 
 /** `stored`: records of the file's cycles and of the cycle before each; `share`: 0.15 = 15 %. */
 export async function reviewCycles (rows: readonly PriceRow[], stored: readonly StoredPrice[], share: number, limits: Readonly<ReviewLimits> = REVIEW_LIMITS): Promise<CycleReview[]> {
