@@ -9,6 +9,7 @@ import { bearerAuth } from '../../auth/bearer-auth.js'
 import { continueIfExpected } from '../../http-server/request-framing.js'
 import { acceptUploads, contentEncodingError, readCsvUpload } from '../../ingest/multipart-upload.js'
 import { acceptedCycleWindow, todayInKenya } from '../../domain/cycle.js'
+import { perFuel } from '../../domain/fuels.js'
 import { cycleWarnings, type CycleWarningOptions } from '../../ingest/cycle-warnings.js'
 import { reviewCycles, type CycleReview, type FuelCents } from '../../ingest/plausibility.js'
 import { Slices, decodeCsvInSlices, rowsInSlices } from '../../ingest/slices.js'
@@ -159,7 +160,7 @@ function dryRunCycle (c: CycleReview, whole: CycleWarningOptions): DryRunCycle {
 }
 
 function shillings (prices: FuelCents): DryRunPrices {
-  return { super_petrol: prices.super_petrol / 100, diesel: prices.diesel / 100, kerosene: prices.kerosene / 100 }
+  return perFuel(({ key }) => prices[key] / 100)
 }
 
 function utcTimestamp (date: Date): string {
