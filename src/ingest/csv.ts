@@ -54,8 +54,13 @@ export function decodeCsv (bytes: Uint8Array): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch {
-    throw notUtf8(bytes, NOT_UTF8)
+    throw notUtf8Refusal(bytes)
   }
+}
+
+/** The 400 for an upload whose bytes are not UTF-8, with the line or the encoding they seem to be in. */
+export function notUtf8Refusal (bytes: Uint8Array): IngestRejected {
+  return notUtf8(bytes, NOT_UTF8)
 }
 
 /** Spec 4.5 rules 1–3: extra columns are ignored; a field named twice is refused, so no column is silently dropped (D48). */
