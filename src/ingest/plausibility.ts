@@ -69,9 +69,8 @@ const cents = (price: string): number => Math.round(Number(price) * 100)
 const centsOf = (r: Pick<StoredPrice, Fuel['field']>): FuelCents => perFuel(({ field }) => cents(r[field]))
 const money = (c: number): string => (c / 100).toFixed(2)
 
-/** `stored`: records of the file's cycles and of the cycle before each; `share`: 0.15 = 15 %. */
-export async function reviewCycles (rows: readonly PriceRow[], stored: readonly StoredPrice[], share: number, limits: Readonly<ReviewLimits> = REVIEW_LIMITS): Promise<CycleReview[]> {
-  const slices = new Slices()
+/** `stored`: records of the file's cycles and of the cycle before each; `share`: 0.15 = 15 %; `slices`: the upload's. */
+export async function reviewCycles (rows: readonly PriceRow[], stored: readonly StoredPrice[], share: number, limits: Readonly<ReviewLimits> = REVIEW_LIMITS, slices = new Slices()): Promise<CycleReview[]> {
   // Each cycle as it will stand after the upload, by D3 town key: stored records, overridden by the file's.
   const cycles = new Map<string, Map<string, Town>>()
   const cycleOf = (validFrom: string): Map<string, Town> => {
