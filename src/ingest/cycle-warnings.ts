@@ -13,7 +13,7 @@ export interface CycleWarningOptions {
 }
 
 /** Admins load a cycle the day before it starts, so the next cycle is normal; the one after it is early. */
-export const EARLY_CYCLES_AHEAD = 2
+const EARLY_CYCLES_AHEAD = 2
 
 export const percent = (share: number): string => `${(Math.round(share * 1000) / 10).toFixed(1)}%`
 

@@ -4,7 +4,7 @@ import type { PriceRow } from '../domain/price-rows.js'
 import { cycleCsvBatches, decodeCsv, notUtf8Refusal } from './csv.js'
 
 /** Upload work runs in slices of a few ms, each ended by an event-loop turn, so reads and SIGTERM are served meanwhile (D57). */
-export const SLICE_MS = 4
+const SLICE_MS = 4
 
 export class Slices {
   private steps = 0

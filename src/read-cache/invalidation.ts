@@ -13,7 +13,7 @@ declare module 'fastify' {
 /** The longest a write waits to hear its own notification back before it answers. */
 export const NOTIFY_WAIT_MS = 2000
 
-export interface ReaderVisibleWrite<T> {
+interface ReaderVisibleWrite<T> {
   /** One transaction that, when it changes anything, sends the prices-changed notification before it commits. */
   run: (notifyPayload: string) => Promise<T>
   /** The cycles (valid_from) whose answers the committed write changed; none: it wrote nothing and notified nothing. */
