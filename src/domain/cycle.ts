@@ -16,10 +16,15 @@ export function isCalendarDate (year: number, month: number, day: number): boole
   return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day
 }
 
+/** A date's month counted as year × 12 + (month − 1), the count `cycleStartingIn` takes. */
+export function monthIndex (date: string): number {
+  const [y, m] = date.split('-').map(Number) as [number, number]
+  return y * 12 + (m - 1)
+}
+
 export function cycleOf (date: string): Cycle {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number]
-  const startMonthIndex = d >= 15 ? y * 12 + (m - 1) : y * 12 + (m - 1) - 1
-  return cycleStartingIn(startMonthIndex)
+  const startsThisMonth = Number(date.split('-')[2]) >= 15
+  return cycleStartingIn(monthIndex(date) - (startsThisMonth ? 0 : 1))
 }
 
 // en-CA formats a date as YYYY-MM-DD; built once, as a formatter costs far more than a format.
@@ -30,9 +35,8 @@ export function todayInKenya (now: Date = new Date()): string {
 }
 
 export function cycleFrom (validFrom: string): Cycle | null {
-  const [y, m, d] = validFrom.split('-').map(Number) as [number, number, number]
-  if (d !== 15) return null
-  return cycleStartingIn(y * 12 + (m - 1))
+  if (Number(validFrom.split('-')[2]) !== 15) return null
+  return cycleStartingIn(monthIndex(validFrom))
 }
 
 export function isCycle (validFrom: string, validTo: string): boolean {
@@ -59,6 +63,5 @@ const CYCLES_AHEAD = 3
 
 /** The cycles an upload may hold: from 1970 to three cycles after today's in Kenya (D48). */
 export function acceptedCycleWindow (now: Date = new Date()): CycleWindow {
-  const [y, m] = cycleOf(todayInKenya(now)).validFrom.split('-').map(Number) as [number, number]
-  return { earliest: EARLIEST_VALID_FROM, latest: cycleStartingIn(y * 12 + (m - 1) + CYCLES_AHEAD).validFrom }
+  return { earliest: EARLIEST_VALID_FROM, latest: cycleStartingIn(monthIndex(cycleOf(todayInKenya(now)).validFrom) + CYCLES_AHEAD).validFrom }
 }

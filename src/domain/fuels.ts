@@ -8,3 +8,10 @@ export const FUELS = [
 export type Fuel = typeof FUELS[number]
 
 export type FuelKey = Fuel['key']
+
+/** One value for each fuel, keyed as the contract keys them. */
+export function perFuel<T> (value: (fuel: Fuel) => T): Record<FuelKey, T> {
+  const values = {} as Record<FuelKey, T>
+  for (const fuel of FUELS) values[fuel.key] = value(fuel)
+  return values
+}

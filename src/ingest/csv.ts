@@ -54,8 +54,13 @@ export function decodeCsv (bytes: Uint8Array): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch {
-    throw notUtf8(bytes, NOT_UTF8)
+    throw notUtf8Refusal(bytes)
   }
+}
+
+/** The 400 for an upload whose bytes are not UTF-8, with the line or the encoding they seem to be in. */
+export function notUtf8Refusal (bytes: Uint8Array): IngestRejected {
+  return notUtf8(bytes, NOT_UTF8)
 }
 
 /** Spec 4.5 rules 1–3: extra columns are ignored; a field named twice is refused, so no column is silently dropped (D48). */
@@ -155,7 +160,7 @@ export const BATCH_CHARS = 64 * 1024
 /** Papa's options for every file: one kind of line break (normalised first), RFC 4180 quotes. */
 export const PAPA_OPTIONS = { header: false, delimiter: ',', newline: '\n', quoteChar: '"', skipEmptyLines: false } as const
 
-/** `parseCycleCsv` batch by batch, so parsing overlaps the write (D46); an error may follow yielded batches (the caller rolls back). */
+/** `parseCycleCsv` batch by batch, so the reader can yield to the event loop between them (D57); an error may follow yielded batches (a caller writing as it reads rolls back). */
 export function * cycleCsvBatches (text: string, batchChars = BATCH_CHARS, window?: CycleWindow): Generator<PriceRow[], void, undefined> {
   const input = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(LINE_BREAKS, '\n')
   let rows: PriceRow[] = []

@@ -1,4 +1,4 @@
-import { cycleOf } from '../domain/cycle.js'
+import { cycleOf, monthIndex } from '../domain/cycle.js'
 import type { CycleWarning } from '../generated/openapi.js'
 import type { CycleReview } from './plausibility.js'
 
@@ -13,14 +13,9 @@ export interface CycleWarningOptions {
 }
 
 /** Admins load a cycle the day before it starts, so the next cycle is normal; the one after it is early. */
-export const EARLY_CYCLES_AHEAD = 2
+const EARLY_CYCLES_AHEAD = 2
 
-const percent = (share: number): string => `${(Math.round(share * 1000) / 10).toFixed(1)}%`
-
-const monthIndex = (validFrom: string): number => {
-  const [y, m] = validFrom.split('-').map(Number) as [number, number]
-  return y * 12 + m - 1
-}
+export const percent = (share: number): string => `${(Math.round(share * 1000) / 10).toFixed(1)}%`
 
 export function cycleWarnings (cycle: ReviewedCycle, options: CycleWarningOptions): CycleWarning[] {
   const warnings: CycleWarning[] = []

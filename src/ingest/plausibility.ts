@@ -1,20 +1,19 @@
-import { FUELS as FUEL_COLUMNS, type FuelKey } from '../domain/fuels.js'
+import { FUELS, perFuel, type Fuel, type FuelKey } from '../domain/fuels.js'
 import type { PriceRow, StoredPrice } from '../domain/price-rows.js'
 import { townKey } from '../domain/town.js'
+import { percent } from './cycle-warnings.js'
 import { Slices } from './slices.js'
 
 /** The dry run's plausibility review (D40): linear in rows and towns, paused between slices (D57). */
 
-export type Fuel = FuelKey
-
 /** One town's three prices in whole cents. */
-export type FuelCents = Record<Fuel, number>
+export type FuelCents = Record<FuelKey, number>
 
 export interface PriceWarning {
   /** Line of the file (header = 1). */
   line: number
   town: string
-  fuel: Fuel
+  fuel: FuelKey
   kind: 'moved' | 'outlier'
   detail: string
   /** The file's price, in cents. */
@@ -65,18 +64,13 @@ interface Town {
   cents: FuelCents
 }
 
-const FUELS: ReadonlyArray<{ fuel: Fuel, name: string }> = FUEL_COLUMNS.map(({ key, label }) => ({ fuel: key, name: label }))
-
 /** '180.50' → 18050: prices compared as whole cents, never as floats. */
 const cents = (price: string): number => Math.round(Number(price) * 100)
-const centsOf = (r: { superPetrol: string, diesel: string, kerosene: string }): FuelCents =>
-  ({ super_petrol: cents(r.superPetrol), diesel: cents(r.diesel), kerosene: cents(r.kerosene) })
+const centsOf = (r: Pick<StoredPrice, Fuel['field']>): FuelCents => perFuel(({ field }) => cents(r[field]))
 const money = (c: number): string => (c / 100).toFixed(2)
-const percent = (share: number): string => `${(Math.round(share * 1000) / 10).toFixed(1)}%`
 
-/** `stored`: records of the file's cycles and of the cycle before each; `share`: 0.15 = 15 %. */
-export async function reviewCycles (rows: readonly PriceRow[], stored: readonly StoredPrice[], share: number, limits: Readonly<ReviewLimits> = REVIEW_LIMITS): Promise<CycleReview[]> {
-  const slices = new Slices()
+/** `stored`: records of the file's cycles and of the cycle before each; `share`: 0.15 = 15 %; `slices`: the upload's. */
+export async function reviewCycles (rows: readonly PriceRow[], stored: readonly StoredPrice[], share: number, limits: Readonly<ReviewLimits> = REVIEW_LIMITS, slices = new Slices()): Promise<CycleReview[]> {
   // Each cycle as it will stand after the upload, by D3 town key: stored records, overridden by the file's.
   const cycles = new Map<string, Map<string, Town>>()
   const cycleOf = (validFrom: string): Map<string, Town> => {
@@ -137,7 +131,7 @@ export async function reviewCycles (rows: readonly PriceRow[], stored: readonly 
       const key = townKey(row.town)
       const before = previous?.get(key)
       const price = centsOf(row)
-      for (const { fuel, name } of FUELS) {
+      for (const { key: fuel, label: name } of FUELS) {
         const c = price[fuel]
         const was = before?.cents[fuel]
         if (was !== undefined) {
@@ -212,11 +206,10 @@ interface Range {
 }
 
 /** One pass: excluding one town from a range changes only the extreme that town holds (D57). */
-async function fuelRanges (towns: ReadonlyMap<string, Town>, slices: Slices): Promise<Record<Fuel, Range>> {
-  const empty = (): Range => ({ low: Infinity, lowKey: undefined, secondLow: Infinity, high: -Infinity, highKey: undefined, secondHigh: -Infinity })
-  const ranges: Record<Fuel, Range> = { super_petrol: empty(), diesel: empty(), kerosene: empty() }
+async function fuelRanges (towns: ReadonlyMap<string, Town>, slices: Slices): Promise<Record<FuelKey, Range>> {
+  const ranges = perFuel((): Range => ({ low: Infinity, lowKey: undefined, secondLow: Infinity, high: -Infinity, highKey: undefined, secondHigh: -Infinity }))
   for (const [key, { cents: prices }] of towns) {
-    for (const { fuel } of FUELS) {
+    for (const { key: fuel } of FUELS) {
       const r = ranges[fuel]
       const c = prices[fuel]
       if (c < r.low) {

@@ -1,10 +1,10 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { CycleWindow } from '../domain/cycle.js'
 import type { PriceRow } from '../domain/price-rows.js'
-import { cycleCsvBatches, decodeCsv } from './csv.js'
+import { cycleCsvBatches, decodeCsv, notUtf8Refusal } from './csv.js'
 
 /** Upload work runs in slices of a few ms, each ended by an event-loop turn, so reads and SIGTERM are served meanwhile (D57). */
-export const SLICE_MS = 4
+const SLICE_MS = 4
 
 export class Slices {
   private steps = 0
@@ -42,8 +42,10 @@ export async function decodeCsvInSlices (bytes: Uint8Array, slices: Slices): Pro
       at = end
       await slices.turn()
     }
-  } catch {
-    return decodeCsv(bytes)
+  } catch (err) {
+    // A slice is cut at a character start, so it fails only where the whole file would.
+    if (!(err instanceof TypeError)) throw err
+    throw notUtf8Refusal(bytes)
   }
   return parts.join('')
 }

@@ -20,7 +20,7 @@ export const INGEST_RUNNING = 'An upload or another withdrawal is still running.
 /** Seconds a client refused for a busy ingest lock is asked to wait before trying again. */
 const INGEST_RUNNING_RETRY_AFTER_SECONDS = 60
 
-export interface ReaderVisibleWrite<T> {
+interface ReaderVisibleWrite<T> {
   /** One transaction that, when it changes anything, sends the prices-changed notification before it commits. */
   run: (notifyPayload: string) => Promise<T>
   /** The cycles (valid_from) whose answers the committed write changed; none: it wrote nothing and notified nothing. */

@@ -9,8 +9,9 @@ import { bearerAuth } from '../../auth/bearer-auth.js'
 import { continueIfExpected } from '../../http-server/request-framing.js'
 import { acceptUploads, contentEncodingError, readCsvUpload } from '../../ingest/multipart-upload.js'
 import { acceptedCycleWindow, todayInKenya } from '../../domain/cycle.js'
+import { perFuel } from '../../domain/fuels.js'
 import { cycleWarnings, type CycleWarningOptions } from '../../ingest/cycle-warnings.js'
-import { reviewCycles, type CycleReview, type FuelCents } from '../../ingest/plausibility.js'
+import { REVIEW_LIMITS, reviewCycles, type CycleReview, type FuelCents } from '../../ingest/plausibility.js'
 import { Slices, decodeCsvInSlices, rowsInSlices } from '../../ingest/slices.js'
 import { UploadQueue, type UploadPlace } from '../../ingest/upload-queue.js'
 
@@ -53,12 +54,16 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
     }
   }
 
-  /** The file's validated rows in batches (spec 4.5, D4–D10: every 400), read in slices (D57). */
-  const readBatches = async (request: FastifyRequest, slices: Slices, now: Date): Promise<PriceRow[][]> => {
+  /** The file's validated rows, batch by batch to `take` (spec 4.5, D4–D10: every 400), read in slices (D57). */
+  const readRows = async (request: FastifyRequest, slices: Slices, now: Date, take: (batch: PriceRow[]) => void): Promise<void> => {
     const text = await decodeCsvInSlices(await readCsvUpload(request, config.maxUploadBytes), slices)
-    const batches: PriceRow[][] = []
     // Rows outside the accepted window of cycles are refused as hostile input (D48).
-    for await (const batch of rowsInSlices(text, acceptedCycleWindow(now), slices)) batches.push(batch)
+    for await (const batch of rowsInSlices(text, acceptedCycleWindow(now), slices)) take(batch)
+  }
+
+  const readBatches = async (request: FastifyRequest, slices: Slices, now: Date): Promise<PriceRow[][]> => {
+    const batches: PriceRow[][] = []
+    await readRows(request, slices, now, (batch) => { batches.push(batch) })
     return batches
   }
 
@@ -68,20 +73,17 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
     const now = config.now?.() ?? new Date()
     const whole = { today: todayInKenya(now), missingTownsShare: config.ingestMissingTownsShare }
     const rows: PriceRow[] = []
-    for (const batch of await readBatches(request, slices, now)) {
-      for (const row of batch) rows.push(row)
-      if (slices.overdue()) await slices.turn()
-    }
-    const review = await reviewCycles(rows, await app.prices.storedForReview(rows), config.ingestWarnShare)
+    await readRows(request, slices, now, (batch) => { for (const row of batch) rows.push(row) })
+    const review = await reviewCycles(rows, await app.prices.storedForReview(rows), config.ingestWarnShare, REVIEW_LIMITS, slices)
     let inserted = 0
     let updated = 0
     for (const c of review) {
       inserted += c.inserted
       updated += c.updated
     }
-    const unchanged = rows.length - inserted - updated
-    request.log.info({ dryRun: true, recordsProcessed: rows.length, inserted, updated, unchanged, newestCycle: review[0]?.validFrom }, 'csv ingest dry run')
-    return { status: 'dry_run', records_processed: rows.length, inserted, updated, unchanged, cycles: review.map((c) => dryRunCycle(c, whole)) }
+    const outcome: IngestOutcome = { recordsProcessed: rows.length, inserted, updated, unchanged: rows.length - inserted - updated, cycles: review }
+    request.log.info({ dryRun: true, ...logFields(outcome) }, 'csv ingest dry run')
+    return { status: 'dry_run', records_processed: rows.length, inserted, updated, unchanged: outcome.unchanged, cycles: review.map((c) => dryRunCycle(c, whole)) }
   }
 
   app.route({
@@ -157,7 +159,7 @@ function dryRunCycle (c: CycleReview, whole: CycleWarningOptions): DryRunCycle {
 }
 
 function shillings (prices: FuelCents): DryRunPrices {
-  return { super_petrol: prices.super_petrol / 100, diesel: prices.diesel / 100, kerosene: prices.kerosene / 100 }
+  return perFuel(({ key }) => prices[key] / 100)
 }
 
 function utcTimestamp (date: Date): string {
