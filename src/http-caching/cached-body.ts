@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
+import { brotliCompress, constants, gzipSync } from 'node:zlib'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { addVary } from './vary.js'
 
@@ -20,12 +20,17 @@ export function etagOf (bytes: Buffer | string): string {
   return `"${createHash('sha1').update(bytes).digest('base64url')}"`
 }
 
+/** The encodings a client takes, as bits: GZIP | BR. */
+export const GZIP = 1
+export const BR = 2
+
 /** An answer made once per cache fill and sent many times, so the slowest, best compression is affordable. */
 export class CachedBody {
   readonly identity: Representation
   readonly compressible: boolean
   private gzip: Representation | undefined
   private br: Representation | undefined
+  private brMaking: Promise<Representation> | undefined
 
   constructor (text: string) {
     const bytes = Buffer.from(text)
@@ -41,24 +46,45 @@ export class CachedBody {
     return this.identity.etag
   }
 
-  representation (encoding: Encoding): Representation {
-    if (!this.compressible || encoding === 'identity') return this.identity
-    if (encoding === 'gzip') {
-      this.gzip ??= { bytes: gzipSync(this.bytes, { level: 9 }), etag: variantTag(this.etag, 'gzip'), encoding }
-      return this.gzip
+  /**
+   * The best form made so far for a client taking `accepted` (GZIP | BR bits). Brotli at its best
+   * quality costs ~100 ms for a cycle of towns, so it is made in the thread pool on first demand
+   * and gzip (a few ms) answers until it is ready: no read waits behind another's compression.
+   */
+  representation (accepted: number): Representation {
+    if (!this.compressible || accepted === 0) return this.identity
+    if ((accepted & BR) !== 0) {
+      if (this.br !== undefined) return this.br
+      this.brotli().catch(() => {}) // a failure leaves gzip answering; the next brotli client tries again
     }
-    this.br ??= {
-      bytes: brotliCompressSync(this.bytes, {
+    return (accepted & GZIP) !== 0 ? this.gzipped() : this.identity
+  }
+
+  gzipped (): Representation {
+    this.gzip ??= { bytes: gzipSync(this.bytes, { level: 9 }), etag: variantTag(this.etag, 'gzip'), encoding: 'gzip' }
+    return this.gzip
+  }
+
+  /** The brotli form, made once, off the event loop. */
+  async brotli (): Promise<Representation> {
+    this.brMaking ??= new Promise<Representation>((resolve, reject) => {
+      brotliCompress(this.bytes, {
         params: {
           [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
           [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
           [constants.BROTLI_PARAM_SIZE_HINT]: this.bytes.length
         }
-      }),
-      etag: variantTag(this.etag, 'br'),
-      encoding
-    }
-    return this.br
+      }, (err, bytes) => {
+        if (err !== null) {
+          this.brMaking = undefined
+          reject(err)
+          return
+        }
+        this.br = { bytes, etag: variantTag(this.etag, 'br'), encoding: 'br' }
+        resolve(this.br)
+      })
+    })
+    return await this.brMaking
   }
 }
 
@@ -67,9 +93,9 @@ function variantTag (etag: string, encoding: 'br' | 'gzip'): string {
   return `${etag.slice(0, -1)}-${encoding}"`
 }
 
-/** The encoding a client prefers among those sent here: brotli, then gzip, honouring `q=0`. */
-export function preferredEncoding (acceptEncoding: string | undefined): Encoding {
-  if (acceptEncoding === undefined || acceptEncoding === '') return 'identity'
+/** The encodings sent here that a client takes, as GZIP | BR bits, honouring `q=0`. */
+export function acceptedEncodings (acceptEncoding: string | undefined): number {
+  if (acceptEncoding === undefined || acceptEncoding === '') return 0
   let br = false
   let gzip = false
   for (const part of acceptEncoding.split(',')) {
@@ -80,7 +106,7 @@ export function preferredEncoding (acceptEncoding: string | undefined): Encoding
     else if (name === 'gzip' || name === 'x-gzip') gzip = true
     else if (name === '*') { br = true; gzip = true }
   }
-  return br ? 'br' : gzip ? 'gzip' : 'identity'
+  return (br ? BR : 0) | (gzip ? GZIP : 0)
 }
 
 /** Does If-None-Match name this entity? Weak comparison, as RFC 9110 asks for GET. */
@@ -108,7 +134,7 @@ interface SendOptions {
 /** Sends a cached read in the client's preferred encoding, or a 304; Cache-Control comes from the route's policy. */
 export async function sendCached (request: FastifyRequest, reply: FastifyReply, body: Promise<CachedBody>, options: SendOptions = {}): Promise<FastifyReply> {
   const cached = await body
-  const { bytes, etag, encoding } = cached.compressible ? cached.representation(preferredEncoding(request.headers['accept-encoding'])) : cached.identity
+  const { bytes, etag, encoding } = cached.compressible ? cached.representation(acceptedEncodings(request.headers['accept-encoding'])) : cached.identity
   for (const field of options.vary ?? []) addVary(reply, field)
   if (cached.compressible) addVary(reply, 'Accept-Encoding')
   void reply.header('etag', etag)

@@ -124,8 +124,10 @@ function latestCycleOf (records: LatestRecords): LatestCycle {
   // Keyed by the canonical name, as the route's filter gives it.
   const byTown = new Map(records.map((r) => [normalizeTown(r.town), new CachedBody(`[${r.json}]`)]))
   const all = new CachedBody(`[${records.map((r) => r.json).join(',')}]`)
-  // Compressed now, once per cycle: the first client of each encoding should not wait for it.
-  all.representation('gzip')
-  all.representation('br')
+  // Compressed now, once per cycle (brotli in the thread pool), so the first clients get the small forms.
+  if (all.compressible) {
+    all.gzipped()
+    all.brotli().catch(() => {}) // a failure leaves gzip answering; the next brotli client tries again
+  }
   return { all, byTown }
 }
