@@ -201,7 +201,9 @@ t.test('the build stage, replayed from its own context, gives the runtime every 
 
 t.test('[D67] npm start\'s build step, in the built context: nothing when nothing changed; a changed server file recompiles the server alone', async (t) => {
   const buildIfStale = async (): Promise<string> => {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: builtContext, timeout: 240_000 })
+    // SIGKILL on timeout: a build step blocked waiting for its lock does not run a SIGTERM handler,
+    // and one was found alive 98 minutes after its test had timed out.
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: builtContext, timeout: 240_000, killSignal: 'SIGKILL' })
     return stdout + stderr
   }
   t.ok(existsSync(join(builtContext, 'dist', '.server-inputs')) && existsSync(join(builtContext, 'dist', '.admin-page-inputs')), 'npm run build recorded what it built')
