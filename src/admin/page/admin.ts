@@ -219,6 +219,9 @@ function strip (fuel: { fuel: Fuel, name: string }, points: Point[], unplotted: 
   return figure
 }
 
+/** A cycle's price warnings, listed or not. */
+const priceWarnings = (cycle: DryRunCycle): number => cycle.warnings.length + cycle.warnings_not_listed
+
 function renderCycle (cycle: DryRunCycle): HTMLElement {
   const block = el('article', undefined, { 'data-cycle': cycle.valid_from })
   block.append(el('h3', `Cycle ${cycle.valid_from} to ${cycle.valid_to}`))
@@ -233,7 +236,7 @@ function renderCycle (cycle: DryRunCycle): HTMLElement {
   block.append(townList('New towns', cycle.new_towns, cycle.new_towns_not_listed, 'new'),
     townList('Missing towns', cycle.missing_towns, cycle.missing_towns_not_listed, 'missing'))
 
-  block.append(el('h4', `Warnings (${cycle.warnings.length + cycle.warnings_not_listed})`))
+  block.append(el('h4', `Warnings (${priceWarnings(cycle)})`))
   if (cycle.warnings.length === 0 && cycle.warnings_not_listed === 0) {
     block.append(el('p', 'None: no price moved or stands out beyond the warning share.', { class: 'hint' }))
   } else {
@@ -289,7 +292,7 @@ async function review (): Promise<void> {
     ui.reviewOut.replaceChildren(...parts)
     ui.reviewSection.hidden = false
     ui.publish.disabled = false
-    const warnings = result.cycles.reduce((n, c) => n + c.warnings.length + c.warnings_not_listed + c.cycle_warnings.length, 0)
+    const warnings = result.cycles.reduce((n, c) => n + priceWarnings(c) + c.cycle_warnings.length, 0)
     concerns = result.cycles.flatMap(concern)
     const summary = `Reviewed ${file.name}: ${result.records_processed} records in ${result.cycles.length} cycle(s), ${warnings} warning(s).`
     if (concerns.length === 0) say(`${summary} Nothing is published yet.`, 'done')
@@ -304,7 +307,7 @@ async function review (): Promise<void> {
 /** One line for a cycle with warnings or missing towns, naming what would go live; none for a clean cycle. */
 function concern (cycle: DryRunCycle): string[] {
   const parts: string[] = []
-  const warnings = cycle.warnings.length + cycle.warnings_not_listed
+  const warnings = priceWarnings(cycle)
   if (warnings > 0) parts.push(`${warnings} price warning(s)`)
   const missing = cycle.missing_towns.length + cycle.missing_towns_not_listed
   if (missing > 0) {
