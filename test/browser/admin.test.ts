@@ -9,7 +9,7 @@ import { buildAdminPage } from '../../scripts/build-admin-page.js'
 import { ADMIN_HEADERS } from '../../src/admin/admin-page.js'
 import { HEADER, TOKEN, csv, storedRows } from '../fixtures/ingest.js'
 import { build } from '../helper.js'
-import { seedFixture } from '../routes/_fixtures.js'
+import { TOWNS, seedFixture } from '../routes/_fixtures.js'
 import { CHROMIUM_PATH, needs } from '../services.js'
 
 /**
@@ -32,7 +32,7 @@ const NOVEMBER = csv(
 )
 
 // The same five towns as October, each a few shillings dearer: nothing to warn about.
-const CLEAN = csv(HEADER, ...['Nairobi', 'Mombasa', 'Elburgon', 'El Wak', "Moi's Bridge"].map((town, i) =>
+const CLEAN = csv(HEADER, ...TOWNS.map((town, i) =>
   `15-11-2026,14-12-2026,${town},${(182.05 + i / 10).toFixed(2)},${(172 + i / 10).toFixed(2)},152.50`))
 
 // Two of the five towns, for the cycle after next when today is 2026-11-20: most towns missing, and early.
