@@ -33,6 +33,7 @@ const httpOnly = flags.has('--http-only')
 const cacheOnly = flags.has('--cache')
 // Only the row of reads during large uploads (D57): the latest prices' p99 while 100k-row files go in, against idle.
 const uploadReadsOnly = flags.has('--upload-reads-only')
+const ingestOnly = flags.has('--ingest-only')
 
 const positive = (name: string, fallback: number): number => {
   const value = Number(process.env[name] ?? fallback)
@@ -124,6 +125,14 @@ try {
     const service = await startService('service-upload-reads', { databaseUrl: db.url })
     try {
       table = `## Results (--upload-reads-only)\n\n${LEGEND}\n\n${resultsTable([await uploadReadsRow(service, db.sql, uploadReads, log)])}`
+    } finally {
+      await stop(service.child)
+    }
+  } else if (ingestOnly) {
+    const service = await startService('service-ingest', { databaseUrl: db.url })
+    try {
+      log(`ingest: ~20k and ~100k rows, ${repeat}× each, against COPY`)
+      table = `## Results (--ingest-only)\n\n${LEGEND}\n\n${resultsTable(ingestRows(await benchIngest(service.url, db.sql, repeat)))}`
     } finally {
       await stop(service.child)
     }

@@ -7,8 +7,13 @@ export function addVary (reply: FastifyReply, field: string): void {
     void reply.header('vary', field)
     return
   }
-  const joined = Array.isArray(current) ? current.join(',') : String(current)
-  const fields = joined.split(',').map((f) => f.trim()).filter((f) => f !== '')
-  if (fields.some((f) => f === '*' || f.toLowerCase() === field.toLowerCase())) return
-  void reply.header('vary', [...fields, field].join(', '))
+  // One pass over the members, no intermediate arrays: this runs twice on every cached read.
+  const wanted = field.toLowerCase()
+  let kept = ''
+  for (const member of (Array.isArray(current) ? current.join(',') : String(current)).split(',')) {
+    const name = member.trim()
+    if (name === '*' || name.toLowerCase() === wanted) return
+    if (name !== '') kept += `${name}, `
+  }
+  void reply.header('vary', kept + field)
 }
