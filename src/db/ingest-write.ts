@@ -24,32 +24,29 @@ const DEFAULT_BATCH_SIZE = 20_000
 // valid_to needs no comparison: the cycle rule (a CHECK constraint) derives it from valid_from.
 const RECORD_COLUMNS = sql.raw('town text, valid_from date, valid_to date, super_petrol numeric, diesel numeric, kerosene numeric')
 
-/** Batches of rows as the route reads them (an upload, parsed in slices) or as a script holds them. */
-export type RowBatches = AsyncIterable<readonly PriceRow[]> | Iterable<readonly PriceRow[]>
-
-/** All rows or none, one ingest at a time. On PostgreSQL the file is COPYed as it is read, so the
- * write overlaps the parse; a row refused later fails the COPY and the transaction writes nothing (D46). */
-export async function writeBatches (database: Database, batches: RowBatches, options: WriteOptions = {}): Promise<IngestOutcome> {
+/** All rows or none, one ingest at a time; the route passes the whole file already parsed, COPYed on PostgreSQL (D46). */
+export async function writeBatches (database: Database, batches: Iterable<readonly PriceRow[]>, options: WriteOptions = {}): Promise<IngestOutcome> {
   const batchSize = batchSizeOf(options)
   const read: Array<readonly PriceRow[]> = []
-  const reading = (async function * (): AsyncGenerator<readonly PriceRow[]> {
-    for await (const batch of batches) {
-      read.push(batch)
-      yield batch
+  const source = batches[Symbol.iterator]()
+  const reading = (function * (): Generator<readonly PriceRow[]> {
+    for (let next = source.next(); next.done !== true; next = source.next()) {
+      read.push(next.value)
+      yield next.value
     }
   })()
   // The first batch is read before the transaction begins, so a file that fails early costs the database nothing.
-  const first = await reading.next()
+  const first = reading.next()
   let all: readonly PriceRow[] | undefined
-  const allRows = async (): Promise<readonly PriceRow[]> => {
+  const allRows = (): readonly PriceRow[] => {
     if (all === undefined) {
-      for (let next = await reading.next(); next.done !== true; next = await reading.next());
+      for (let next = reading.next(); next.done !== true; next = reading.next());
       all = read.length === 1 ? read[0] as readonly PriceRow[] : read.flat()
     }
     return all
   }
   // Only COPY overlaps reading and writing; on PGlite the whole file is read first.
-  if (database.kind !== 'postgres') await allRows()
+  if (database.kind !== 'postgres') allRows()
 
   const counts: Counts = { inserted: 0, updated: 0 }
   await database.db.transaction(async (tx) => {
@@ -57,9 +54,9 @@ export async function writeBatches (database: Database, batches: RowBatches, opt
     await takeIngestLock(tx, options.lockWaitMs ?? INGEST_STATEMENT_TIMEOUT_MS, INGEST_STATEMENT_TIMEOUT_MS)
     // New records go by COPY; a file that meets a stored record is upserted instead.
     if (database.kind === 'postgres' && first.done !== true && await copyIfAllNew(tx, first.value, reading)) {
-      counts.inserted = (await allRows()).length
+      counts.inserted = allRows().length
     } else {
-      for (const records of recordBatches(await allRows(), batchSize)) {
+      for (const records of recordBatches(allRows(), batchSize)) {
         // Upsert: a changed record keeps its id (spec 4.5 rule 6); xmax = 0 marks an inserted row.
         const [batch] = rowsOf<Counts>(await tx.execute(sql`
           WITH upserted AS (
@@ -79,16 +76,16 @@ export async function writeBatches (database: Database, batches: RowBatches, opt
     }
     await notifyPricesChanged(tx, database, options.notifyPayload ?? '')
   })
-  return outcomeOf(await allRows(), counts)
+  return outcomeOf(allRows(), counts)
 }
 
 /** False when a row is already stored, which fails the COPY: the savepoint is rolled back and the caller upserts. */
-async function copyIfAllNew (tx: { execute: Database['db']['execute'] }, first: readonly PriceRow[], rest: AsyncIterator<readonly PriceRow[]>): Promise<boolean> {
+async function copyIfAllNew (tx: { execute: Database['db']['execute'] }, first: readonly PriceRow[], rest: Iterator<readonly PriceRow[]>): Promise<boolean> {
   await tx.execute(sql`SAVEPOINT bulk_copy`)
   try {
-    await copyBatches(transactionClientOf(tx), (async function * () {
+    await copyBatches(transactionClientOf(tx), (function * () {
       yield first
-      for (let next = await rest.next(); next.done !== true; next = await rest.next()) yield next.value
+      for (let next = rest.next(); next.done !== true; next = rest.next()) yield next.value
     })())
   } catch (err) {
     if (!isConflictWithStoredRecord(err)) throw err

@@ -4,7 +4,7 @@ import { rowsOf, type AppDb, type Database } from './client.js'
 import { inFieldOrder } from './field-order.js'
 import type { IngestOutcome, PriceRow, StoredPrice } from '../domain/price-rows.js'
 import { storedForReview } from './ingest-dry-run.js'
-import { writeBatches, type RowBatches, type WriteOptions } from './ingest-write.js'
+import { writeBatches, type WriteOptions } from './ingest-write.js'
 import { fuelPrices, townOrder } from './schema.js'
 
 export interface PriceFilter {
@@ -133,8 +133,8 @@ export class PricesRepository {
     return await this.townsStatement.execute()
   }
 
-  /** Spec 4.5 rule 6: the upsert in one transaction, all rows or none, written as they are read (D46). */
-  async ingest (batches: RowBatches, options?: WriteOptions): Promise<IngestOutcome> {
+  /** Spec 4.5 rule 6: the upsert in one transaction, of a file already parsed whole (D46). */
+  async ingest (batches: Iterable<readonly PriceRow[]>, options?: WriteOptions): Promise<IngestOutcome> {
     return await writeBatches(this.database, batches, options)
   }
 

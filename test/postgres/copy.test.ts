@@ -6,8 +6,7 @@ import { copyBatches, transactionClientOf } from '../../src/db/postgres/copy.js'
 import type { IngestOutcome, PriceRow } from '../../src/domain/price-rows.js'
 import { writeBatches } from '../../src/db/ingest-write.js'
 import { rowCount, storedRows, writeRows } from '../fixtures/ingest.js'
-import postgres from 'postgres'
-import { TEST_DATABASE_URL, postgresOnly, resetData, testDatabase } from '../helper.js'
+import { postgresOnly, resetData, testDatabase } from '../helper.js'
 
 /**
  * D14/D46 the COPY fast path of an ingest: PostgreSQL only (PGlite ingests by the upsert alone,
@@ -115,40 +114,4 @@ t.test('[D46] PostgreSQL: new records are written by COPY; a file touching a sto
   const next = await writeRows(database, [row('A', ...marApr)])
   t.equal(next.inserted, 1)
   t.equal(await rowCount(), 6)
-})
-
-t.test('[D46] PostgreSQL: the COPY runs while the rest of the file is still being read, and a row refused late writes nothing', postgresOnly, async (t) => {
-  const database = await testDatabase()
-  const observer = postgres(TEST_DATABASE_URL as string, { max: 1, onnotice: () => {} })
-  t.teardown(async () => { await observer.end() })
-  const copying = async (): Promise<number> => {
-    const [active] = await observer<Array<{ n: number }>>`
-      SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'COPY fuel_prices%' AND state = 'active' AND pid <> pg_backend_pid()`
-    return active?.n ?? 0
-  }
-  // An upload's rows as the route reads them: batch by batch, with the event loop turning between.
-  const seenBefore: number[] = []
-  const upload = async function * (last: readonly PriceRow[]): AsyncGenerator<readonly PriceRow[]> {
-    seenBefore.push(await copying())
-    yield [row('A', ...JAN), row('B', ...JAN)]
-    seenBefore.push(await copying())
-    yield [row('C', ...JAN)]
-    seenBefore.push(await copying())
-    yield last
-  }
-  t.strictSame(await writeBatches(database, upload([row('D', ...JAN)])), {
-    recordsProcessed: 4, inserted: 4, updated: 0, unchanged: 0, cycles: [{ validFrom: '2026-01-15', validTo: '2026-02-14' }]
-  })
-  t.strictSame(seenBefore, [0, 1, 1], 'no COPY before the first batch; the COPY under way while the second and third are read')
-
-  seenBefore.length = 0
-  const late = Object.assign(new Error('Invalid price value: abc'), { name: 'IngestRejected' })
-  const refusedLate = async function * (): AsyncGenerator<readonly PriceRow[]> {
-    yield* upload([row('E', ...FEB)])
-    throw late
-  }
-  await t.rejects(writeBatches(database, refusedLate()), late, 'the file\'s own error, not the aborted COPY\'s')
-  t.strictSame(seenBefore, [0, 1, 1])
-  t.equal(await rowCount(), 4, 'nothing of the refused file was written')
-  t.equal(await copying(), 0)
 })

@@ -31,7 +31,7 @@ const settled = (start: (done: Done) => void): Promise<void> => new Promise((res
 })
 
 /** A throw from `batches` sends CopyFail; the stream's callbacks are called directly, as Node's stream code slows the HTTP sockets (D45). */
-export async function copyBatches (client: postgres.TransactionSql, batches: AsyncIterable<readonly PriceRow[]> | Iterable<readonly PriceRow[]>): Promise<void> {
+export async function copyBatches (client: postgres.TransactionSql, batches: Iterable<readonly PriceRow[]>): Promise<void> {
   const query = client.unsafe('COPY fuel_prices (town, valid_from, valid_to, super_petrol, diesel, kerosene) FROM STDIN') as unknown as CopyQuery
   const original = query.reject
   if (typeof original !== 'function') {
@@ -49,11 +49,11 @@ export async function copyBatches (client: postgres.TransactionSql, batches: Asy
   const sink = copySink(stream)
   let aborted = false
   const write = async (): Promise<void> => {
-    const source = Symbol.asyncIterator in batches ? batches[Symbol.asyncIterator]() : batches[Symbol.iterator]()
+    const source = batches[Symbol.iterator]()
     for (;;) {
       let next
       try {
-        next = await source.next()
+        next = source.next()
       } catch (err) {
         aborted = true
         sink._destroy(err as Error, () => {}) // postgres.js sends CopyFail

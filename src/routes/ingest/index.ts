@@ -54,11 +54,17 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
     }
   }
 
-  /** The file's validated rows, batch by batch (spec 4.5, D4–D10: every 400), read in slices (D57). */
-  const fileRows = async function * (request: FastifyRequest, slices: Slices, now: Date): AsyncGenerator<PriceRow[], void, undefined> {
+  /** The file's validated rows, batch by batch to `take` (spec 4.5, D4–D10: every 400), read in slices (D57). */
+  const readRows = async (request: FastifyRequest, slices: Slices, now: Date, take: (batch: PriceRow[]) => void): Promise<void> => {
     const text = await decodeCsvInSlices(await readCsvUpload(request, config.maxUploadBytes), slices)
     // Rows outside the accepted window of cycles are refused as hostile input (D48).
-    yield* rowsInSlices(text, acceptedCycleWindow(now), slices)
+    for await (const batch of rowsInSlices(text, acceptedCycleWindow(now), slices)) take(batch)
+  }
+
+  const readBatches = async (request: FastifyRequest, slices: Slices, now: Date): Promise<PriceRow[][]> => {
+    const batches: PriceRow[][] = []
+    await readRows(request, slices, now, (batch) => { batches.push(batch) })
+    return batches
   }
 
   /** What an upload would do: the counts and each cycle's review, from one read of what is stored (D40). */
@@ -67,7 +73,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
     const now = config.now?.() ?? new Date()
     const whole = { today: todayInKenya(now), missingTownsShare: config.ingestMissingTownsShare }
     const rows: PriceRow[] = []
-    for await (const batch of fileRows(request, slices, now)) for (const row of batch) rows.push(row)
+    await readRows(request, slices, now, (batch) => { for (const row of batch) rows.push(row) })
     const review = await reviewCycles(rows, await app.prices.storedForReview(rows), config.ingestWarnShare, REVIEW_LIMITS, slices)
     let inserted = 0
     let updated = 0
@@ -96,8 +102,8 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
         return await reply.code(200 as never).send(await inPlace(request, async () => await dryRun(request)) as never)
       }
       return await inPlace(request, async () => {
-        // Spec 4.5: all rows or none; the file is written as it is read, and a refusal rolls the write back.
-        const batches = fileRows(request, new Slices(), config.now?.() ?? new Date())
+        // Spec 4.5: the whole file is checked, in slices, before anything is written (D57).
+        const batches = await readBatches(request, new Slices(), config.now?.() ?? new Date())
         const outcome = await app.commitAndInvalidate({
           run: async (notifyPayload) => await app.prices.ingest(batches, { notifyPayload, lockWaitMs }),
           changedCycles: (outcome) => outcome.cycles.map((c) => c.validFrom),
