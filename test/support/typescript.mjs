@@ -4,7 +4,8 @@
  * and kept in node_modules/.cache until its text changes (test/README.md has the figures).
  */
 import module, { register } from 'node:module'
-import { fileURLToPath } from 'node:url'
+import process from 'node:process'
+import { URL, fileURLToPath } from 'node:url'
 
 // Node 22.1+ also keeps V8's compiled code of every module loaded from here on, on disk, so a test
 // process on Node 24 loads the app ~10% cheaper (Node 20 has no such cache). Only when tap collects
