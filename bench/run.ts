@@ -122,20 +122,12 @@ try {
     sections.push(passesSection([row]))
     table = `## Results (--cache)\n\n${LEGEND}\n\n${resultsTable([row])}`
   } else if (uploadReadsOnly) {
-    const service = await startService('service-upload-reads', { databaseUrl: db.url })
-    try {
-      table = `## Results (--upload-reads-only)\n\n${LEGEND}\n\n${resultsTable([await uploadReadsRow(service, db.sql, uploadReads, log)])}`
-    } finally {
-      await stop(service.child)
-    }
+    table = await rowsOfOneService('upload-reads', async (service) => [await uploadReadsRow(service, db.sql, uploadReads, log)])
   } else if (ingestOnly) {
-    const service = await startService('service-ingest', { databaseUrl: db.url })
-    try {
+    table = await rowsOfOneService('ingest', async (service) => {
       log(`ingest: ~20k and ~100k rows, ${repeat}× each, against COPY`)
-      table = `## Results (--ingest-only)\n\n${LEGEND}\n\n${resultsTable(ingestRows(await benchIngest(service.url, db.sql, repeat)))}`
-    } finally {
-      await stop(service.child)
-    }
+      return ingestRows(await benchIngest(service.url, db.sql, repeat))
+    })
   } else if (!replicasOnly) {
     const single = await singleService(db)
     sections.push(single.notes)
@@ -160,6 +152,16 @@ try {
   process.exitCode = 1
 } finally {
   await cleanup()
+}
+
+/** A mode of one kind of row (`--upload-reads-only`, `--ingest-only`): one service on PostgreSQL, its rows' table. */
+async function rowsOfOneService (mode: string, measure: (service: Service) => Promise<TableRow[]>): Promise<string> {
+  const service = await startService(`service-${mode}`, { databaseUrl: db.url })
+  try {
+    return `## Results (--${mode}-only)\n\n${LEGEND}\n\n${resultsTable(await measure(service))}`
+  } finally {
+    await stop(service.child)
+  }
 }
 
 async function singleService (bench: BenchDatabase): Promise<{ notes: string, table: string }> {

@@ -237,7 +237,7 @@ function renderCycle (cycle: DryRunCycle): HTMLElement {
     townList('Missing towns', cycle.missing_towns, cycle.missing_towns_not_listed, 'missing'))
 
   block.append(el('h4', `Warnings (${priceWarnings(cycle)})`))
-  if (cycle.warnings.length === 0 && cycle.warnings_not_listed === 0) {
+  if (priceWarnings(cycle) === 0) {
     block.append(el('p', 'None: no price moved or stands out beyond the warning share.', { class: 'hint' }))
   } else {
     const table = el('table', undefined, { 'data-warnings': cycle.valid_from })
