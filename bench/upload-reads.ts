@@ -1,8 +1,12 @@
-import http from 'node:http'
-import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type postgres from 'postgres'
 import { sampleCsv, upload } from './ingest-write.js'
-import { runnerAddress, type Service } from './processes.js'
+import { INGEST_TOKEN, runnerAddress, track, type Service } from './processes.js'
 import { ms, num, percentile, type TableRow } from './stats.js'
 
 /**
@@ -10,7 +14,10 @@ import { ms, num, percentile, type TableRow } from './stats.js'
  * (open loop: each request is timed from when it was due, so a stalled server is not hidden by a
  * client waiting for it), first with the service idle, then while 100,190-row files are uploaded
  * one after another, each onto an empty table (TRUNCATE between them, as the ingest row does, so
- * every upload takes the COPY path). The row is the ratio of the two p99s; target ≤ 3.
+ * every upload takes the COPY path). The row is the ratio of the two p99s; target ≤ 3. The reads
+ * (paced-reads.mjs) and the uploads (upload-file.mjs) come from processes of their own, as readers
+ * are not the uploader: sent from this one, the reads were timed by an event loop that building a
+ * 4 MB upload held for up to 100 ms.
  */
 
 export interface UploadReadsSettings {
@@ -25,47 +32,35 @@ export interface UploadReadsSettings {
 interface Probe {
   latencies: number[]
   failures: Record<string, number>
+  /** The reading process's own event-loop delay. */
+  loopP99Ms: number
+  loopMaxMs: number
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 })
+const PACED_READS = fileURLToPath(new URL('./paced-reads.mjs', import.meta.url))
+const UPLOAD_FILE = fileURLToPath(new URL('./upload-file.mjs', import.meta.url))
 
-/** One read, timed from `due`; every request from its own client address, so the limiter never trips. */
-function read (url: URL, due: number, probe: Probe): Promise<void> {
-  return new Promise((resolve) => {
-    const request = http.get(url, { agent, headers: { 'x-forwarded-for': runnerAddress() } }, (res) => {
-      res.resume()
-      res.once('end', () => {
-        if (res.statusCode === 200) probe.latencies.push(performance.now() - due)
-        else probe.failures[String(res.statusCode)] = (probe.failures[String(res.statusCode)] ?? 0) + 1
-        resolve()
-      })
-    })
-    request.once('error', (err) => {
-      probe.failures[err.message] = (probe.failures[err.message] ?? 0) + 1
-      resolve()
-    })
-  })
+/** A script's one JSON line, from a process that leads a session of its own. */
+async function ownSession<T> (args: string[], until?: Promise<unknown>): Promise<T> {
+  const child = track(spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], detached: true }))
+  let out = ''
+  child.stdout?.on('data', (chunk: Buffer) => { out += chunk.toString() })
+  const exited = once(child, 'exit')
+  if (until !== undefined) await until.finally(() => child.kill('SIGTERM'))
+  const [code] = await exited as [number | null]
+  if (code !== 0) throw new Error(`${args[0] ?? ''} exited with ${code}`)
+  return JSON.parse(out) as T
 }
 
-/** Reads at a fixed pace until `work` settles (or for `seconds`), then waits for the last answers. */
+/**
+ * The readers and the uploader each run in a process that leads a session of its own, as they
+ * would on machines of their own: Linux shares the CPU fairly between sessions first (autogroup),
+ * and in the bench's session they would wait behind one another and the bench.
+ */
 async function paced (serviceUrl: string, everyMs: number, work: Promise<unknown> | number): Promise<Probe> {
-  const url = new URL('/v1/prices/latest', serviceUrl)
-  const probe: Probe = { latencies: [], failures: {} }
-  const pending: Array<Promise<void>> = []
-  let done = false
-  const until = typeof work === 'number' ? new Promise((resolve) => setTimeout(resolve, work * 1000)) : work
-  void until.finally(() => { done = true })
-  const start = performance.now()
-  for (let k = 0; !done; k++) {
-    const due = start + k * everyMs
-    const wait = due - performance.now()
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
-    if (done) break
-    pending.push(read(url, due, probe))
-  }
-  await Promise.all(pending)
-  await until
-  return probe
+  const url = new URL('/v1/prices/latest', serviceUrl).href
+  if (typeof work === 'number') return await ownSession<Probe>([PACED_READS, url, String(everyMs), String(work)])
+  return await ownSession<Probe>([PACED_READS, url, String(everyMs)], work)
 }
 
 export async function uploadReadsRow (service: Service, sql: postgres.Sql, s: UploadReadsSettings, log: (m: string) => void): Promise<TableRow> {
@@ -78,19 +73,18 @@ export async function uploadReadsRow (service: Service, sql: postgres.Sql, s: Up
   const idle = await paced(service.url, s.everyMs, s.idleSec)
   const statuses: number[] = []
   const uploadMs: number[] = []
+  const dir = mkdtempSync(join(tmpdir(), 'bench-upload-'))
+  const file = join(dir, 'prices.csv')
+  writeFileSync(file, csv)
   const uploading = (async () => {
     for (let i = 0; i < s.uploads; i++) {
       await sql`TRUNCATE fuel_prices RESTART IDENTITY`
-      const result = await upload(service.url, csv)
+      const result = await ownSession<{ status: number, ms: number }>([UPLOAD_FILE, `${service.url}/v1/ingest/csv`, file, INGEST_TOKEN, runnerAddress()])
       statuses.push(result.status)
       uploadMs.push(result.ms)
     }
-  })()
-  // The reads are sent from this process, which also sends the uploads: its own stalls are shown beside the row.
-  const runnerLoop = monitorEventLoopDelay({ resolution: 1 })
-  runnerLoop.enable()
+  })().finally(() => { rmSync(dir, { recursive: true, force: true }) })
   const busy = await paced(service.url, s.everyMs, uploading)
-  runnerLoop.disable()
   const idleP99 = percentile([...idle.latencies].sort((a, b) => a - b), 99)
   const busyP99 = percentile([...busy.latencies].sort((a, b) => a - b), 99)
   const busyMax = Math.max(...busy.latencies)
@@ -101,7 +95,7 @@ export async function uploadReadsRow (service: Service, sql: postgres.Sql, s: Up
   ]
   return {
     scenario: `latest all towns: p99 while ${num(rows)}-row files are uploaded, against idle (D57)`,
-    service: `p99 ${ms(busyP99)} ms, max ${ms(busyMax)} ms (${num(busy.latencies.length)} reads during ${s.uploads} uploads of ${(Math.min(...uploadMs) / 1000).toFixed(2)}–${(Math.max(...uploadMs) / 1000).toFixed(2)} s; the bench's own event-loop delay p99 ${ms(runnerLoop.percentile(99) / 1e6)} ms)`,
+    service: `p99 ${ms(busyP99)} ms, max ${ms(busyMax)} ms (${num(busy.latencies.length)} reads during ${s.uploads} uploads of ${(Math.min(...uploadMs) / 1000).toFixed(2)}–${(Math.max(...uploadMs) / 1000).toFixed(2)} s; the reading process's own event-loop delay p99 ${ms(busy.loopP99Ms)} ms, max ${ms(busy.loopMaxMs)} ms)`,
     serviceP99: ms(busyP99),
     ceiling: `p99 ${ms(idleP99)} ms idle (${num(idle.latencies.length)} reads)`,
     ratio: busyP99 / idleP99,

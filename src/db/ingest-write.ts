@@ -3,7 +3,7 @@ import { notifyPricesChanged } from './channels.js'
 import { rowsOf, type Database } from './client.js'
 import { INGEST_STATEMENT_TIMEOUT_MS, takeIngestLock } from './locks.js'
 import { copyBatches, transactionClientOf } from './postgres/copy.js'
-import { cyclesOf, type IngestOutcome, type PriceRow } from '../domain/price-rows.js'
+import { cyclesOfBatches, packed, rowCount, rowsOfBatch, type IngestOutcome, type PriceRow, type RowBatch } from '../domain/price-rows.js'
 
 export interface WriteOptions {
   /** Rows per statement; each batch is one bind parameter, so no file meets PostgreSQL's cap of 65,535 parameters. */
@@ -25,11 +25,11 @@ const DEFAULT_BATCH_SIZE = 20_000
 const RECORD_COLUMNS = sql.raw('town text, valid_from date, valid_to date, super_petrol numeric, diesel numeric, kerosene numeric')
 
 /** All rows or none, one ingest at a time; the route passes the whole file already parsed, COPYed on PostgreSQL (D46). */
-export async function writeBatches (database: Database, batches: Iterable<readonly PriceRow[]>, options: WriteOptions = {}): Promise<IngestOutcome> {
+export async function writeBatches (database: Database, batches: Iterable<RowBatch>, options: WriteOptions = {}): Promise<IngestOutcome> {
   const batchSize = batchSizeOf(options)
-  const read: Array<readonly PriceRow[]> = []
+  const read: RowBatch[] = []
   const source = batches[Symbol.iterator]()
-  const reading = (function * (): Generator<readonly PriceRow[]> {
+  const reading = (function * (): Generator<RowBatch> {
     for (let next = source.next(); next.done !== true; next = source.next()) {
       read.push(next.value)
       yield next.value
@@ -37,16 +37,16 @@ export async function writeBatches (database: Database, batches: Iterable<readon
   })()
   // The first batch is read before the transaction begins, so a file that fails early costs the database nothing.
   const first = reading.next()
-  let all: readonly PriceRow[] | undefined
-  const allRows = (): readonly PriceRow[] => {
-    if (all === undefined) {
+  let readAll = false
+  const allBatches = (): readonly RowBatch[] => {
+    if (!readAll) {
       for (let next = reading.next(); next.done !== true; next = reading.next());
-      all = read.length === 1 ? read[0] as readonly PriceRow[] : read.flat()
+      readAll = true
     }
-    return all
+    return read
   }
   // Only COPY overlaps reading and writing; on PGlite the whole file is read first.
-  if (database.kind !== 'postgres') allRows()
+  if (database.kind !== 'postgres') allBatches()
 
   const counts: Counts = { inserted: 0, updated: 0 }
   await database.db.transaction(async (tx) => {
@@ -54,9 +54,9 @@ export async function writeBatches (database: Database, batches: Iterable<readon
     await takeIngestLock(tx, options.lockWaitMs ?? INGEST_STATEMENT_TIMEOUT_MS, INGEST_STATEMENT_TIMEOUT_MS)
     // New records go by COPY; a file that meets a stored record is upserted instead.
     if (database.kind === 'postgres' && first.done !== true && await copyIfAllNew(tx, first.value, reading)) {
-      counts.inserted = allRows().length
+      counts.inserted = rowCount(allBatches())
     } else {
-      for (const records of recordBatches(allRows(), batchSize)) {
+      for (const records of recordBatches(allBatches().flatMap(rowsOfBatch), batchSize)) {
         // Upsert: a changed record keeps its id (spec 4.5 rule 6); xmax = 0 marks an inserted row.
         const [batch] = rowsOf<Counts>(await tx.execute(sql`
           WITH upserted AS (
@@ -76,16 +76,16 @@ export async function writeBatches (database: Database, batches: Iterable<readon
     }
     await notifyPricesChanged(tx, database, options.notifyPayload ?? '')
   })
-  return outcomeOf(allRows(), counts)
+  return outcomeOf(allBatches(), counts)
 }
 
 /** False when a row is already stored, which fails the COPY: the savepoint is rolled back and the caller upserts. */
-async function copyIfAllNew (tx: { execute: Database['db']['execute'] }, first: readonly PriceRow[], rest: Iterator<readonly PriceRow[]>): Promise<boolean> {
+async function copyIfAllNew (tx: { execute: Database['db']['execute'] }, first: RowBatch, rest: Iterator<RowBatch>): Promise<boolean> {
   await tx.execute(sql`SAVEPOINT bulk_copy`)
   try {
     await copyBatches(transactionClientOf(tx), (function * () {
-      yield first
-      for (let next = rest.next(); next.done !== true; next = rest.next()) yield next.value
+      yield packed(first)
+      for (let next = rest.next(); next.done !== true; next = rest.next()) yield packed(next.value)
     })())
   } catch (err) {
     if (!isConflictWithStoredRecord(err)) throw err
@@ -116,8 +116,9 @@ function addCounts (total: Counts, batch: Counts | undefined): void {
   total.updated += batch?.updated ?? 0
 }
 
-function outcomeOf (rows: readonly PriceRow[], { inserted, updated }: Counts): IngestOutcome {
-  return { recordsProcessed: rows.length, inserted, updated, unchanged: rows.length - inserted - updated, cycles: cyclesOf(rows) }
+function outcomeOf (batches: readonly RowBatch[], { inserted, updated }: Counts): IngestOutcome {
+  const rows = rowCount(batches)
+  return { recordsProcessed: rows, inserted, updated, unchanged: rows - inserted - updated, cycles: cyclesOfBatches(batches) }
 }
 
 /** One bind parameter per batch; prices stay the file's decimal strings, never a float. */

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gt, gte, lt, lte, or, sql, type SQL } from 'drizzle
 import { FuelPrice as FuelPriceSchema, type FuelPrice } from '../generated/openapi.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
 import { inFieldOrder } from './field-order.js'
-import type { IngestOutcome, PriceRow, StoredPrice } from '../domain/price-rows.js'
+import type { IngestOutcome, PriceRow, RowBatch, StoredPrice } from '../domain/price-rows.js'
 import { storedForReview } from './ingest-dry-run.js'
 import { writeBatches, type WriteOptions } from './ingest-write.js'
 import { fuelPrices, townOrder } from './schema.js'
@@ -134,7 +134,7 @@ export class PricesRepository {
   }
 
   /** Spec 4.5 rule 6: the upsert in one transaction, of a file already parsed whole (D46). */
-  async ingest (batches: Iterable<readonly PriceRow[]>, options?: WriteOptions): Promise<IngestOutcome> {
+  async ingest (batches: Iterable<RowBatch>, options?: WriteOptions): Promise<IngestOutcome> {
     return await writeBatches(this.database, batches, options)
   }
 

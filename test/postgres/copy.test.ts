@@ -3,7 +3,7 @@ import { Writable } from 'node:stream'
 import { sql } from 'drizzle-orm'
 import t from 'tap'
 import { copyBatches, transactionClientOf } from '../../src/db/postgres/copy.js'
-import type { IngestOutcome, PriceRow } from '../../src/domain/price-rows.js'
+import { packRows, type IngestOutcome, type PriceRow } from '../../src/domain/price-rows.js'
 import { writeBatches } from '../../src/db/ingest-write.js'
 import { rowCount, storedRows, writeRows } from '../fixtures/ingest.js'
 import { postgresOnly, resetData, testDatabase } from '../helper.js'
@@ -34,12 +34,12 @@ t.test('[D14] the driver internals behind COPY are where src/db/postgres/copy.ts
   await database.db.transaction(async (tx) => {
     const client = transactionClientOf(tx)
     t.type(client.unsafe, 'function', 'tx.session.client is postgres.js\'s transaction client')
-    await copyBatches(client, [[copyRow('Nairobi'), copyRow('Mombasa')]])
+    await copyBatches(client, [packRows([copyRow('Nairobi'), copyRow('Mombasa')])])
     const [counted] = await client`SELECT count(*)::int AS n FROM fuel_prices`
     t.equal(counted?.n, 2, 'COPY wrote through the transaction client')
     // COPY's text format escapes; D30 keeps such towns out of files, this checks the escaping itself.
     const odd = 'Back\\slash\tTab\nLine\rEnd'
-    await copyBatches(client, [[copyRow(odd)]])
+    await copyBatches(client, [packRows([copyRow(odd)])])
     const [stored] = await client`SELECT town FROM fuel_prices WHERE town LIKE 'Back%'`
     t.equal(stored?.town, odd, 'backslash, tab and line breaks arrive as sent')
     // D45: the COPY stream's callbacks are called directly; Node's Writable code sees only sockets.
@@ -54,7 +54,7 @@ t.test('[D14] the driver internals behind COPY are where src/db/postgres/copy.ts
       return (end as (...a: unknown[]) => Writable).apply(this, args)
     }
     try {
-      await copyBatches(client, [[copyRow('Kisumu'), copyRow('Nakuru')]])
+      await copyBatches(client, [packRows([copyRow('Kisumu'), copyRow('Nakuru')])])
     } finally {
       Object.assign(Writable.prototype, { write, end })
     }
@@ -68,7 +68,7 @@ t.test('[D14] the driver internals behind COPY are where src/db/postgres/copy.ts
   // A row the table refuses: postgres.js rejects the query through its `reject` callback, which
   // copyBatches hooks, so the COPY fails at once instead of hanging on a stream that never ends.
   await t.rejects(database.db.transaction(async (tx) => {
-    await copyBatches(transactionClientOf(tx), [[copyRow('Nairobi'), copyRow('Kisumu', '0.00')]])
+    await copyBatches(transactionClientOf(tx), [packRows([copyRow('Nairobi'), copyRow('Kisumu', '0.00')])])
   }), /fuel_prices_prices_check/)
   t.equal(await rowCount(), 0)
   await database.db.execute(sql`SELECT 1`) // the pool is healthy afterwards

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream'
 import t from 'tap'
 import { copyBatches, transactionClientOf } from '../../../src/db/postgres/copy.js'
-import type { PriceRow } from '../../../src/domain/price-rows.js'
+import { packRows, type PriceRow } from '../../../src/domain/price-rows.js'
 import { createPglite, pgliteDatabase } from '../../../src/db/client.js'
 import { pgliteTemplate } from '../../support/pglite-template.js'
 
@@ -13,11 +13,11 @@ const row = (town: string, superPetrol = '180.00'): PriceRow => ({
 t.test('changed internals are reported, not worked around', async (t) => {
   t.throws(() => transactionClientOf({}), { message: 'drizzle-orm internals changed: a postgres-js transaction has no session.client (COPY needs it)' })
   const withoutReject = Object.assign(() => {}, { unsafe: () => ({ writable: async () => { throw new Error('not reached') } }) })
-  await t.rejects(copyBatches(withoutReject as never, [[row('Nairobi')]]), {
+  await t.rejects(copyBatches(withoutReject as never, [packRows([row('Nairobi')])]), {
     message: 'postgres.js internals changed: a query has no reject callback (a refused COPY would hang)'
   })
   const plainStream = Object.assign(() => {}, { unsafe: () => ({ reject: () => {}, writable: async () => new Writable({ write: (_c, _e, done) => { done() } }) }) })
-  await t.rejects(copyBatches(plainStream as never, [[row('Nairobi')]]), {
+  await t.rejects(copyBatches(plainStream as never, [packRows([row('Nairobi')])]), {
     message: 'postgres.js internals changed: a COPY stream has no _write, _final and _destroy'
   })
 })

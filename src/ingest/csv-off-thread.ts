@@ -1,0 +1,88 @@
+import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads'
+import type { CycleWindow } from '../domain/cycle.js'
+import { IngestRejected } from '../domain/errors.js'
+import { packRows, type PackedRows } from '../domain/price-rows.js'
+import type { CsvJob, CsvJobOutcome } from './csv-worker.js'
+import { decodeCsvInSlices, rowsInSlices, type Slices } from './slices.js'
+
+/**
+ * From this size on, a file is decoded and parsed in a worker thread: its CPU and, above all, the
+ * parser's garbage (a quarter of the parse was collection) stay off the thread that serves reads.
+ * A smaller file is parsed here in slices, cheaper than a trip to a worker.
+ */
+export const OFF_THREAD_BYTES = 256 * 1024
+
+/** A worker left idle this long ends, so its memory goes back; the next large upload starts one (~0.1 s). */
+const IDLE_WORKER_MS = 5000
+
+// Built as .js, run as .ts by the TypeScript loaders of tests and `npm run dev`.
+const WORKER_URL = new URL(`./csv-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url)
+
+/** Idle workers, reused: starting one costs more than parsing a 20,000-row file. At most one per upload at once. */
+const idle: Array<{ worker: Worker, timer: NodeJS.Timeout }> = []
+
+function takeWorker (): Worker {
+  const kept = idle.pop()
+  if (kept !== undefined) {
+    clearTimeout(kept.timer)
+    return kept.worker
+  }
+  const worker = new Worker(WORKER_URL)
+  worker.unref() // an idle worker never holds the process open
+  return worker
+}
+
+function giveBack (worker: Worker): void {
+  const timer = setTimeout(() => {
+    idle.splice(idle.findIndex((kept) => kept.worker === worker), 1)
+    void worker.terminate()
+  }, IDLE_WORKER_MS).unref()
+  idle.push({ worker, timer })
+}
+
+/** The worker's answer to one job; it ends on a fault, which rejects. */
+function run (worker: Worker, job: CsvJob): Promise<CsvJobOutcome> {
+  return new Promise((resolve, reject) => {
+    const settle = (): void => {
+      worker.off('message', onMessage)
+      worker.off('error', onError)
+      worker.off('exit', onExit)
+    }
+    const onMessage = (outcome: CsvJobOutcome): void => { settle(); resolve(outcome) }
+    const onError = (err: Error): void => { settle(); reject(err) }
+    const onExit = (code: number): void => { settle(); reject(new Error(`the CSV worker exited (code ${code}) without an answer`)) }
+    worker.on('message', onMessage).on('error', onError).on('exit', onExit)
+    worker.postMessage(job, [job.bytes.buffer as ArrayBuffer, job.rows])
+  })
+}
+
+/** A file's validated rows, batch by batch, packed; a worker checks the whole file before its first batch (spec 4.5). */
+export async function * csvRowBatches (bytes: Uint8Array, window: CycleWindow, slices: Slices): AsyncGenerator<PackedRows, void, undefined> {
+  if (bytes.length < OFF_THREAD_BYTES) {
+    for await (const batch of rowsInSlices(await decodeCsvInSlices(bytes, slices), window, slices)) yield packRows(batch)
+    return
+  }
+  const { port1: rows, port2 } = new MessageChannel()
+  // The worker takes the bytes without a copy when they are a buffer of their own.
+  const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes)
+  const worker = takeWorker()
+  let outcome: CsvJobOutcome
+  try {
+    outcome = await run(worker, { bytes: own, window, rows: port2 })
+  } catch (err) {
+    void worker.terminate()
+    rows.close()
+    throw err
+  }
+  giveBack(worker)
+  try {
+    if (!outcome.ok) throw new IngestRejected(outcome.detail, outcome.line, outcome.fields)
+    // The batches wait on the port; each is taken in turn, so no one event-loop turn deserialises them all.
+    for (let next = receiveMessageOnPort(rows); next !== undefined; next = receiveMessageOnPort(rows)) {
+      yield next.message as PackedRows
+      if (slices.overdue()) await slices.turn()
+    }
+  } finally {
+    rows.close()
+  }
+}
