@@ -15,8 +15,25 @@ export const OFF_THREAD_BYTES = 256 * 1024
 /** A worker left idle this long ends, so its memory goes back; the next large upload starts one (~0.1 s). */
 const IDLE_WORKER_MS = 5000
 
-// Built as .js, run as .ts by the TypeScript loaders of tests and `npm run dev`.
-const WORKER_URL = new URL(`./csv-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url)
+/** The worker's entry: built as .js; run as .ts by tests, `npm run dev` and the tsx scripts. */
+function startWorker (): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./csv-worker.js', import.meta.url))
+  // On Node 20, tsx registers its loader in the main thread only: a worker that cannot load a .ts
+  // file registers tsx itself (the tests' own loader serves workers too). The retry's URL differs,
+  // as the loader keeps the failed one's error.
+  const entry = new URL('./csv-worker.ts', import.meta.url).href
+  let tsx: string
+  try {
+    tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'))
+  } catch {
+    return new Worker(new URL(entry)) // no tsx: a runtime that loads .ts itself
+  }
+  return new Worker(`import(${JSON.stringify(entry)}).catch(async (err) => {
+    if (err?.code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err
+    ;(await import(${tsx})).register()
+    await import(${JSON.stringify(`${entry}?tsx`)})
+  })`, { eval: true })
+}
 
 /** Idle workers, reused: starting one costs more than parsing a 20,000-row file. At most one per upload at once. */
 const idle: Array<{ worker: Worker, timer: NodeJS.Timeout }> = []
@@ -27,7 +44,7 @@ function takeWorker (): Worker {
     clearTimeout(kept.timer)
     return kept.worker
   }
-  const worker = new Worker(WORKER_URL)
+  const worker = startWorker()
   worker.unref() // an idle worker never holds the process open
   return worker
 }

@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import t from 'tap'
 import type { CycleWindow } from '../../src/domain/cycle.js'
 import { IngestRejected } from '../../src/domain/errors.js'
@@ -20,6 +23,7 @@ function file (towns: number): string {
   for (let i = 0; i < towns; i++) lines.push(`15-11-2026,14-12-2026,Town ${String(i).padStart(6, '0')},${180 + (i % 9)}.50,170.00,150.25`)
   return lines.join('\n') + '\n'
 }
+const run = promisify(execFile)
 const LARGE = Math.ceil(OFF_THREAD_BYTES / 50) // rows of ~55 bytes: past the threshold
 
 async function read (bytes: Uint8Array): Promise<PriceRow[]> {
@@ -103,4 +107,23 @@ t.test('packed rows keep every town as given, COPY\'s escapes undone, and their 
   t.equal(new TextDecoder().decode(packed.text).split('\n')[0], 'Back\\\\slash\t2026-10-15\t2026-11-14\t180.00\t170.00\t150.00', 'as COPY reads it')
   t.strictSame(packed.cycles, [{ validFrom: '2026-11-15', validTo: '2026-12-14' }, { validFrom: '2026-10-15', validTo: '2026-11-14' }])
   t.strictSame(unpackRows(packRows([])), [])
+})
+
+t.test('the worker starts under tsx too (`npm run dev`, the scripts), which registers its loader in the main thread only on Node 20', async (t) => {
+  const source = (name: string): string => JSON.stringify(new URL(`../../src/ingest/${name}`, import.meta.url).href)
+  const code = `
+    const { csvRowBatches } = await import(${source('csv-off-thread.ts')})
+    const { Slices } = await import(${source('slices.ts')})
+    const lines = [${JSON.stringify(HEADER)}]
+    for (let i = 0; i < ${LARGE}; i++) lines.push('15-11-2026,14-12-2026,Town ' + i + ',180.00,170.00,150.00')
+    const bytes = new TextEncoder().encode(lines.join('\\n'))
+    let rows = 0
+    for await (const batch of csvRowBatches(bytes, ${JSON.stringify(WINDOW)}, new Slices())) rows += batch.lines.length
+    console.log(JSON.stringify({ rows, transferred: bytes.byteLength === 0 }))`
+  // Tap's own module hooks stay out: the process has tsx's alone, as `npm run dev` does.
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }
+  })
+  t.strictSame(JSON.parse(stdout), { rows: LARGE, transferred: true })
 })
