@@ -18,9 +18,10 @@ const IDLE_WORKER_MS = 5000
 /** The worker's entry: built as .js; run as .ts by tests, `npm run dev` and the tsx scripts. */
 function startWorker (): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./csv-worker.js', import.meta.url))
-  // On Node 20, tsx registers its loader in the main thread only: a worker that cannot load a .ts
-  // file registers tsx itself (the tests' own loader serves workers too). The retry's URL differs,
-  // as the loader keeps the failed one's error.
+  // A worker may lack the main thread's TypeScript loader (tsx registers in the main thread only on
+  // Node 20; on Node 24 the tests' loader stays in the main thread, and Node's own type stripping
+  // loads the entry but not its `.js` imports): then it registers tsx itself and loads the entry
+  // again, under another URL, as the loader keeps the failed one's error.
   const entry = new URL('./csv-worker.ts', import.meta.url).href
   let tsx: string
   try {
@@ -29,7 +30,7 @@ function startWorker (): Worker {
     return new Worker(new URL(entry)) // no tsx: a runtime that loads .ts itself
   }
   return new Worker(`import(${JSON.stringify(entry)}).catch(async (err) => {
-    if (err?.code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err
+    if (err?.code !== 'ERR_UNKNOWN_FILE_EXTENSION' && err?.code !== 'ERR_MODULE_NOT_FOUND') throw err
     ;(await import(${tsx})).register()
     await import(${JSON.stringify(`${entry}?tsx`)})
   })`, { eval: true })
