@@ -1,7 +1,7 @@
 import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads'
 import type { CycleWindow } from '../domain/cycle.js'
 import { IngestRejected } from '../domain/errors.js'
-import { packRows, type PackedRows } from '../domain/price-rows.js'
+import type { PackedRows, RowBatch } from '../domain/price-rows.js'
 import type { CsvJob, CsvJobOutcome } from './csv-worker.js'
 import { decodeCsvInSlices, rowsInSlices, type Slices } from './slices.js'
 
@@ -74,10 +74,11 @@ function run (worker: Worker, job: CsvJob): Promise<CsvJobOutcome> {
   })
 }
 
-/** A file's validated rows, batch by batch, packed; a worker checks the whole file before its first batch (spec 4.5). */
-export async function * csvRowBatches (bytes: Uint8Array, window: CycleWindow, slices: Slices): AsyncGenerator<PackedRows, void, undefined> {
+/** A file's validated rows, batch by batch: as rows when parsed here, packed from a worker, which checks the whole file before its first batch (spec 4.5). */
+export async function * csvRowBatches (bytes: Uint8Array, window: CycleWindow, slices: Slices): AsyncGenerator<RowBatch, void, undefined> {
   if (bytes.length < OFF_THREAD_BYTES) {
-    for await (const batch of rowsInSlices(await decodeCsvInSlices(bytes, slices), window, slices)) yield packRows(batch)
+    // Kept as rows: the writer packs them only for a COPY, and the dry run reads them as they are.
+    yield* rowsInSlices(await decodeCsvInSlices(bytes, slices), window, slices)
     return
   }
   const { port1: rows, port2 } = new MessageChannel()

@@ -4,7 +4,7 @@ import { promisify } from 'node:util'
 import t from 'tap'
 import type { CycleWindow } from '../../src/domain/cycle.js'
 import { IngestRejected } from '../../src/domain/errors.js'
-import { packRows, unpackRows, type PriceRow } from '../../src/domain/price-rows.js'
+import { packRows, rowsOfBatch, unpackRows, type PriceRow } from '../../src/domain/price-rows.js'
 import { OFF_THREAD_BYTES, csvRowBatches } from '../../src/ingest/csv-off-thread.js'
 import { parseCycleCsv } from '../../src/ingest/csv.js'
 import { Slices } from '../../src/ingest/slices.js'
@@ -28,7 +28,7 @@ const LARGE = Math.ceil(OFF_THREAD_BYTES / 50) // rows of ~55 bytes: past the th
 
 async function read (bytes: Uint8Array): Promise<PriceRow[]> {
   const rows: PriceRow[] = []
-  for await (const batch of csvRowBatches(bytes, WINDOW, new Slices())) rows.push(...unpackRows(batch))
+  for await (const batch of csvRowBatches(bytes, WINDOW, new Slices())) rows.push(...rowsOfBatch(batch))
   return rows
 }
 

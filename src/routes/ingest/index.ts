@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../../config.js'
-import { unpackRows, type IngestOutcome, type PackedRows, type PriceRow } from '../../domain/price-rows.js'
+import { rowsOfBatch, type IngestOutcome, type PriceRow, type RowBatch } from '../../domain/price-rows.js'
 import { operations, type DryRunCycle, type DryRunPrices, type DryRunResponse } from '../../generated/openapi.js'
 import { bearerAuth } from '../../auth/bearer-auth.js'
 import { continueIfExpected } from '../../http-server/request-framing.js'
@@ -56,14 +56,14 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
   }
 
   /** The file's validated rows, batch by batch to `take` (spec 4.5, D4–D10: every 400), read in slices (D57). */
-  const readRows = async (request: FastifyRequest, slices: Slices, now: Date, take: (batch: PackedRows) => void): Promise<void> => {
+  const readRows = async (request: FastifyRequest, slices: Slices, now: Date, take: (batch: RowBatch) => void): Promise<void> => {
     const bytes = await readCsvUpload(request, config.maxUploadBytes)
     // Rows outside the accepted window of cycles are refused as hostile input (D48).
     for await (const batch of csvRowBatches(bytes, acceptedCycleWindow(now), slices)) take(batch)
   }
 
-  const readBatches = async (request: FastifyRequest, slices: Slices, now: Date): Promise<PackedRows[]> => {
-    const batches: PackedRows[] = []
+  const readBatches = async (request: FastifyRequest, slices: Slices, now: Date): Promise<RowBatch[]> => {
+    const batches: RowBatch[] = []
     await readRows(request, slices, now, (batch) => { batches.push(batch) })
     return batches
   }
@@ -74,7 +74,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
     const now = config.now?.() ?? new Date()
     const whole = { today: todayInKenya(now), missingTownsShare: config.ingestMissingTownsShare }
     const rows: PriceRow[] = []
-    await readRows(request, slices, now, (batch) => { for (const row of unpackRows(batch)) rows.push(row) })
+    await readRows(request, slices, now, (batch) => { for (const row of rowsOfBatch(batch)) rows.push(row) })
     const review = await reviewCycles(rows, await app.prices.storedForReview(rows), config.ingestWarnShare, REVIEW_LIMITS, slices)
     let inserted = 0
     let updated = 0
