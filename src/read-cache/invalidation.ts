@@ -37,14 +37,18 @@ interface Notification {
 }
 
 /** A (re)connect clears the read cache too, as notifications sent meanwhile are lost (D26);
- * on PGlite one process holds the database, so the writer's own clear is enough. */
+ * on PGlite one process holds the database, so the writer's own refresh is enough. */
 async function cacheInvalidation (app: FastifyInstance): Promise<void> {
   const waiting = new Map<string, () => void>()
   const channel = pricesChangedChannel(app.database)
   let connections = 0
   const stopListening = await listenForPriceChanges(app.database, (payload) => {
+    const ownWrite = waiting.get(payload)
+    if (ownWrite !== undefined) {
+      ownWrite() // this replica refreshed its cache after its own commit
+      return
+    }
     app.readCache.clear()
-    waiting.get(payload)?.()
     app.log.debug({ channel }, 'read cache cleared by a notification')
   }, () => {
     connections++
@@ -85,10 +89,10 @@ async function cacheInvalidation (app: FastifyInstance): Promise<void> {
       notification.cancel()
       return result
     }
-    // Cleared after COMMIT and answered once every replica heard (spec 4.2 rule 6), so after this
-    // answer no replica serves the old data; then the shared cache drops its copies (D70).
-    app.readCache.clear()
-    await notification.heard
+    // Refreshed after COMMIT and answered once every replica heard (spec 4.2 rule 6), so after this
+    // answer no replica serves the old data; then the shared cache drops its copies (D70). Until
+    // the refresh lands, readers overlapping the write are served the answer from before it.
+    await Promise.all([app.readCache.refreshLatest(), notification.heard])
     await app.cachePurge.changed(cycles)
     write.count?.(result)
     return result

@@ -86,6 +86,24 @@ export class ReadCache {
     this.heldBytes = 0
   }
 
+  /** Called after a write this replica committed: the other bodies go, and the latest cycle is
+   * reloaded while the one before keeps answering, as only readers that overlap the write can ask
+   * meanwhile. Settles once the new cycle answers, or nothing older does (the reload failed). */
+  async refreshLatest (): Promise<void> {
+    const previous = this.latestCycle
+    this.clear()
+    const reload = this.loadLatest()
+    const generation = this.generation
+    // Readers arriving now get the previous answer at once instead of waiting for the reload.
+    if (previous !== undefined) this.latestCycle = previous
+    try {
+      await reload
+    } catch {
+      // The next reader loads it again; whatever happens, nothing from before the write stays.
+      if (this.generation === generation) this.latestCycle = undefined
+    }
+  }
+
   get bytes (): number {
     return this.heldBytes
   }

@@ -67,3 +67,40 @@ t.test('the latest cycle is pinned: no amount of other bodies evicts it, clear()
   t.equal(loads, 2)
   t.equal(c.latestMisses, 2)
 })
+
+t.test('refreshLatest(): readers overlapping the reload get the previous cycle at once, the new one once it settles', async (t) => {
+  const loaded: Array<(records: LatestRecords) => void> = []
+  const failed: Array<(err: Error) => void> = []
+  const c = cache(1000, async () => await new Promise<LatestRecords>((resolve, reject) => { loaded.push(resolve); failed.push(reject) }))
+  const text = async (): Promise<string> => (await c.latest(undefined)).bytes.toString()
+  const first = text()
+  loaded[0]([{ town: 'Nairobi', json: '1' }])
+  t.equal(await first, '[1]')
+  await c.body('k', async () => '"page"')
+
+  const refreshed = c.refreshLatest()
+  t.equal(loaded.length, 2, 'the reload started at once')
+  t.equal(await text(), '[1]', 'a reader during the reload is answered from before the write, without waiting')
+  t.equal(c.bytes, 0, 'the other bodies are gone already')
+  loaded[1]([{ town: 'Nairobi', json: '2' }])
+  await refreshed
+  t.equal(await text(), '[2]', 'once it settled, the new cycle answers')
+  t.equal(loaded.length, 2, 'with no load of its own')
+
+  const failing = c.refreshLatest()
+  failed[2](new Error('database gone'))
+  await failing // the write had committed: its answer does not fail for the cache
+  const next = text()
+  t.equal(loaded.length, 4, 'after a failed reload nothing from before is served: the next reader loads')
+  loaded[3]([{ town: 'Nairobi', json: '3' }])
+  t.equal(await next, '[3]')
+
+  const overtaken = c.refreshLatest()
+  c.clear() // another replica's write was announced while the reload ran
+  loaded[4]([{ town: 'Nairobi', json: 'stale' }])
+  await overtaken
+  const after = text()
+  t.equal(loaded.length, 6, 'the overtaken reload is not kept')
+  loaded[5]([{ town: 'Nairobi', json: '5' }])
+  t.equal(await after, '[5]')
+})
