@@ -73,8 +73,11 @@ t.test('refreshLatest(): readers overlapping the reload get the previous cycle a
   const failed: Array<(err: Error) => void> = []
   const c = cache(1000, async () => await new Promise<LatestRecords>((resolve, reject) => { loaded.push(resolve); failed.push(reject) }))
   const text = async (): Promise<string> => (await c.latest(undefined)).bytes.toString()
+  // Settles the i-th load of the latest cycle with Nairobi's record given as `json`, or with an error.
+  const land = (i: number, json: string): void => { loaded[i]?.([{ town: 'Nairobi', json }]) }
+  const fail = (i: number): void => { failed[i]?.(new Error('database gone')) }
   const first = text()
-  loaded[0]([{ town: 'Nairobi', json: '1' }])
+  land(0, '1')
   t.equal(await first, '[1]')
   await c.body('k', async () => '"page"')
 
@@ -82,25 +85,25 @@ t.test('refreshLatest(): readers overlapping the reload get the previous cycle a
   t.equal(loaded.length, 2, 'the reload started at once')
   t.equal(await text(), '[1]', 'a reader during the reload is answered from before the write, without waiting')
   t.equal(c.bytes, 0, 'the other bodies are gone already')
-  loaded[1]([{ town: 'Nairobi', json: '2' }])
+  land(1, '2')
   await refreshed
   t.equal(await text(), '[2]', 'once it settled, the new cycle answers')
   t.equal(loaded.length, 2, 'with no load of its own')
 
   const failing = c.refreshLatest()
-  failed[2](new Error('database gone'))
+  fail(2)
   await failing // the write had committed: its answer does not fail for the cache
   const next = text()
   t.equal(loaded.length, 4, 'after a failed reload nothing from before is served: the next reader loads')
-  loaded[3]([{ town: 'Nairobi', json: '3' }])
+  land(3, '3')
   t.equal(await next, '[3]')
 
   const overtaken = c.refreshLatest()
   c.clear() // another replica's write was announced while the reload ran
-  loaded[4]([{ town: 'Nairobi', json: 'stale' }])
+  land(4, 'stale')
   await overtaken
   const after = text()
   t.equal(loaded.length, 6, 'the overtaken reload is not kept')
-  loaded[5]([{ town: 'Nairobi', json: '5' }])
+  land(5, '5')
   t.equal(await after, '[5]')
 })
