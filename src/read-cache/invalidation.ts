@@ -12,7 +12,8 @@ declare module 'fastify' {
   }
 }
 
-/** The longest a write waits to hear its own notification back before it answers. */
+/** The longest a write waits, after its commit, to hear its own notification back and for the
+ * reload of the latest prices before it answers. */
 export const NOTIFY_WAIT_MS = 2000
 
 export const INGEST_RUNNING = 'An upload or another withdrawal is still running. Try again later.'
@@ -92,11 +93,25 @@ async function cacheInvalidation (app: FastifyInstance): Promise<void> {
     // Refreshed after COMMIT and answered once every replica heard (spec 4.2 rule 6), so after this
     // answer no replica serves the old data; then the shared cache drops its copies (D70). Until
     // the refresh lands, readers overlapping the write are served the answer from before it.
-    await Promise.all([app.readCache.refreshLatest(), notification.heard])
+    const [refreshed] = await Promise.all([settlesWithin(app.readCache.refreshLatest(), NOTIFY_WAIT_MS), notification.heard])
+    // A reload held up by a stalled database must not delay the answer, nor leave the old answer
+    // serving after it: the cache is emptied and the next readers load for themselves.
+    if (!refreshed) app.readCache.clear()
     await app.cachePurge.changed(cycles)
     write.count?.(result)
     return result
   })
+}
+
+/** True once `work` settled, false if `ms` passed first. */
+async function settlesWithin (work: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), ms) })
+  try {
+    return await Promise.race([work.then(() => true), late])
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 export default fp(cacheInvalidation, { name: 'cache-invalidation', dependencies: ['database', 'read-cache', 'cache-purge'] })

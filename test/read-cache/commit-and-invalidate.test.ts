@@ -7,10 +7,10 @@ import { sql } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { notifyPricesChanged } from '../../src/db/channels.js'
-import { rowsOf } from '../../src/db/client.js'
 import { NOTIFY_WAIT_MS } from '../../src/read-cache/invalidation.js'
 import { build, testDatabase } from '../helper.js'
 import { seedFixture } from '../routes/_fixtures.js'
+import { raiseOctober } from './_writes.js'
 
 /**
  * app.commitAndInvalidate, the one way a write that changes what readers see is made: the write
@@ -45,16 +45,6 @@ async function latest (app: FastifyInstance): Promise<{ validFrom: string, state
   const before = database.statements()
   const res = await app.inject('/v1/prices/latest')
   return { validFrom: (res.json() as Array<{ valid_from: string }>)[0]?.valid_from ?? '', statements: database.statements() - before }
-}
-
-/** A write no route makes: October's prices raised by one shilling, announced as a write must be. */
-async function raiseOctober (notifyPayload: string): Promise<number> {
-  const database = await testDatabase()
-  return await database.db.transaction(async (tx) => {
-    const raised = rowsOf<{ id: number }>(await tx.execute(sql`UPDATE fuel_prices SET super_petrol = super_petrol + 1 WHERE valid_from = '2026-10-15' RETURNING id`))
-    await notifyPricesChanged(tx, database, notifyPayload)
-    return raised.length
-  })
 }
 
 const LISTS = 'prices latest changes towns cycles feed'
