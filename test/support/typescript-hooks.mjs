@@ -24,7 +24,10 @@ function isFile (path) {
   }
 }
 
-export async function resolve (specifier, context, next) {
+/** The hooks are synchronous at heart, so that Node 22.15+ can run them in the loading thread
+ * (`module.registerHooks`, test/support/typescript.mjs); `resolve` and `load` below are the same
+ * for Node 20's off-thread `register`, where `next` answers a promise. */
+export function resolveSync (specifier, context, next) {
   // TypeScript's NodeNext style: `./x.js` in a .ts file names ./x.ts
   const relative = specifier.startsWith('.') || specifier.startsWith('/') || specifier.startsWith('file:')
   if (specifier.endsWith('.js') && relative && context.parentURL?.startsWith('file:') && context.parentURL.endsWith('.ts')) {
@@ -32,7 +35,11 @@ export async function resolve (specifier, context, next) {
     const ts = new URL(url.href.slice(0, -3) + '.ts')
     if (!isFile(fileURLToPath(url)) && isFile(fileURLToPath(ts))) return { url: ts.href, format: 'module', shortCircuit: true }
   }
-  return await next(specifier, context)
+  return next(specifier, context)
+}
+
+export async function resolve (specifier, context, next) {
+  return await resolveSync(specifier, context, next)
 }
 
 // TypeScript's own option names, as in tsconfig.json: ES2022 output as `tsc` writes it (class
@@ -41,8 +48,8 @@ export async function resolve (specifier, context, next) {
 const OPTIONS = { module: 'ESNext', target: 'ES2022', isolatedModules: true, sourceMap: false, inlineSourceMap: true, inlineSources: true }
 let compiler
 
-export async function load (url, context, next) {
-  if (!url.startsWith('file:') || !url.endsWith('.ts') || url.endsWith('.d.ts')) return await next(url, context)
+export function loadSync (url, context, next) {
+  if (!url.startsWith('file:') || !url.endsWith('.ts') || url.endsWith('.d.ts')) return next(url, context)
   const path = fileURLToPath(url)
   const text = readFileSync(path, 'utf8')
   // Keyed by the compiler's version and options and the file's path and text: an edit makes a new entry.
@@ -60,4 +67,8 @@ export async function load (url, context, next) {
     renameSync(partial, cached) // whole or absent for a process reading it at the same time
   }
   return { format: 'module', source, shortCircuit: true }
+}
+
+export async function load (url, context, next) {
+  return await loadSync(url, context, next)
 }
