@@ -2,6 +2,7 @@ import { request as httpRequest, type ClientRequest, type IncomingMessage, type 
 import { request as httpsRequest } from 'node:https'
 import type { FastifyBaseLogger } from 'fastify'
 import { redactUrl } from '../config.js'
+import { settlesWithin } from '../settles-within.js'
 
 export interface PurgeClientOptions {
   url: string
@@ -62,10 +63,7 @@ export class PurgeClient {
     for (let i = 0; i < tags.length; i += MAX_TAGS_PER_PURGE) {
       firsts.push(new Promise((resolve) => { void this.deliver(tags.slice(i, i + MAX_TAGS_PER_PURGE).join(' '), resolve) }))
     }
-    let timer: NodeJS.Timeout | undefined
-    const bound = new Promise<void>((resolve) => { timer = setTimeout(resolve, this.waitMs) })
-    await Promise.race([Promise.all(firsts), bound])
-    clearTimeout(timer)
+    await settlesWithin(Promise.all(firsts), this.waitMs)
   }
 
   /** Pending retries stop; each purge not delivered is logged with its tags, for a purge by hand. */

@@ -4,6 +4,7 @@ import fp from 'fastify-plugin'
 import { listenForPriceChanges, pricesChangedChannel } from '../db/channels.js'
 import { IngestLockBusy } from '../db/locks.js'
 import { HttpError } from '../http-server/http-error.js'
+import { settlesWithin } from '../settles-within.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -101,17 +102,6 @@ async function cacheInvalidation (app: FastifyInstance): Promise<void> {
     write.count?.(result)
     return result
   })
-}
-
-/** True once `work` settled, false if `ms` passed first. */
-async function settlesWithin (work: Promise<void>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), ms) })
-  try {
-    return await Promise.race([work.then(() => true), late])
-  } finally {
-    clearTimeout(timer)
-  }
 }
 
 export default fp(cacheInvalidation, { name: 'cache-invalidation', dependencies: ['database', 'read-cache', 'cache-purge'] })
