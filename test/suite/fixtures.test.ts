@@ -1,14 +1,18 @@
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { randomUUID } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import t from 'tap'
 import { createPglite, openDatabase, pgliteDatabase, rowsOf } from '../../src/db/client.js'
 import { migrateDatabase } from '../../src/db/migrate.js'
 import { openApiDocument } from '../support/openapi-document.js'
 import { pgliteTemplate, seedDataDir, templatePath } from '../support/pglite-template.js'
+// @ts-expect-error plain JavaScript for Node's module hooks, with no declarations
+import { compileAhead } from '../support/typescript-hooks.mjs'
 
-/** The fixtures made once per run (test/support/pglite-template.ts, openapi-document.ts). */
+/** The fixtures made once per run (test/support/pglite-template.ts, openapi-document.ts, the TypeScript cache). */
 const journal = JSON.parse(readFileSync(new URL('../../drizzle/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] }
 
 const migrationsApplied = async (database: Awaited<ReturnType<typeof openDatabase>>): Promise<number> =>
@@ -41,4 +45,16 @@ t.test('openApiDocument: openapi.yaml as parsed, the same object for every calle
   const document = openApiDocument()
   t.equal(document.openapi, '3.1.0')
   t.equal(openApiDocument(), document)
+})
+
+t.test('compileAhead: a TypeScript file the cache lacks is compiled once, then loaded from the cache; an edit compiles it again', async (t) => {
+  const compile = compileAhead as (paths: string[]) => number
+  const file = join(mkdtempSync(join(tmpdir(), 'fuel-compile-ahead-')), 'probe.ts')
+  const marker = randomUUID() // text no earlier run has cached
+  writeFileSync(file, `export const marker: string = '${marker}'\n`)
+  t.equal(compile([file]), 1, 'not in the cache: compiled')
+  t.equal(compile([file]), 0, 'in the cache: nothing to do')
+  t.equal(((await import(pathToFileURL(file).href)) as { marker: string }).marker, marker, 'the loader runs the compiled file')
+  writeFileSync(file, `export const marker: string = '${marker}-edited'\n`)
+  t.equal(compile([file]), 1, 'an edited file is compiled again')
 })

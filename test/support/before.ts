@@ -1,10 +1,14 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { pgliteTemplate, templatePath } from './pglite-template.js'
+// @ts-expect-error plain JavaScript for Node's module hooks, with no declarations
+import { compileAhead } from './typescript-hooks.mjs'
 
 /**
  * tap's `before` script (package.json "tap"): the migrated PGlite template is built here, once,
- * before the files start in parallel, so none of them waits on another's build. It runs before
+ * before the files start in parallel, so none of them waits on another's build; so is the
+ * TypeScript cache of the test loader, which a fresh checkout lacks. It runs before
  * every tap run, one file or all of them, so it costs next to nothing when the dump is there.
  * dist/ (for the tests that start the server as `npm start` does) is not built here: a run of
  * files that never start it should not wait for a compiler (test/support/dist.ts).
@@ -19,3 +23,15 @@ if (!existsSync(template)) {
   await pgliteTemplate()
   console.log(`# PGlite template made in ${Date.now() - started} ms: ${template.replace(/^.*node_modules/, 'node_modules')}`)
 }
+
+// Every TypeScript file a test process may load, compiled once here rather than by several test
+// processes at a time, each loading TypeScript first (test/README.md has the figures).
+const root = fileURLToPath(new URL('../../', import.meta.url))
+const typescriptFiles = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+  const path = join(dir, entry.name)
+  if (entry.isDirectory()) return typescriptFiles(path)
+  return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [path] : []
+})
+const compiledAt = Date.now()
+const compiled = (compileAhead as (paths: string[]) => number)(['src', 'test', 'scripts'].flatMap((dir) => typescriptFiles(join(root, dir))))
+if (compiled > 0) console.log(`# TypeScript: ${compiled} files compiled for the test loader in ${Date.now() - compiledAt} ms`)

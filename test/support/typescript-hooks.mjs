@@ -6,7 +6,7 @@
  */
 /* global process, URL */ // plain JavaScript for Node: no TypeScript types to declare them
 import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -50,23 +50,51 @@ let compiler
 
 export function loadSync (url, context, next) {
   if (!url.startsWith('file:') || !url.endsWith('.ts') || url.endsWith('.d.ts')) return next(url, context)
-  const path = fileURLToPath(url)
+  return { format: 'module', source: compiled(fileURLToPath(url)), shortCircuit: true }
+}
+
+/** A `.ts` file's JavaScript from the cache, compiled and kept there first when its text is new. */
+function compiled (path) {
   const text = readFileSync(path, 'utf8')
-  // Keyed by the compiler's version and options and the file's path and text: an edit makes a new entry.
-  const key = createHash('sha256').update(`${TYPESCRIPT_VERSION}\0${JSON.stringify(OPTIONS)}\0${path}\0`).update(text).digest('hex').slice(0, 32)
-  const cached = join(CACHE, `${key}.js`)
-  let source
+  const cached = cacheFile(path, text)
   try {
-    source = readFileSync(cached, 'utf8')
+    return readFileSync(cached, 'utf8')
   } catch {
-    compiler ??= require('typescript') // loaded only for a file not seen before: half a second
-    source = compiler.transpileModule(text, { fileName: path, compilerOptions: OPTIONS }).outputText
-    mkdirSync(CACHE, { recursive: true })
-    const partial = `${cached}.${process.pid}.partial`
-    writeFileSync(partial, source)
-    renameSync(partial, cached) // whole or absent for a process reading it at the same time
+    return compileInto(cached, path, text)
   }
-  return { format: 'module', source, shortCircuit: true }
+}
+
+/**
+ * Compiles ahead the files among `paths` the cache lacks, in this one process (tap's before
+ * script): a fresh checkout's parallel test processes would otherwise each load TypeScript and
+ * compile the same files. Returns how many it compiled.
+ */
+export function compileAhead (paths) {
+  let count = 0
+  for (const path of paths) {
+    const text = readFileSync(path, 'utf8')
+    const cached = cacheFile(path, text)
+    if (existsSync(cached)) continue
+    compileInto(cached, path, text)
+    count++
+  }
+  return count
+}
+
+// Keyed by the compiler's version and options and the file's path and text: an edit makes a new entry.
+function cacheFile (path, text) {
+  const key = createHash('sha256').update(`${TYPESCRIPT_VERSION}\0${JSON.stringify(OPTIONS)}\0${path}\0`).update(text).digest('hex').slice(0, 32)
+  return join(CACHE, `${key}.js`)
+}
+
+function compileInto (cached, path, text) {
+  compiler ??= require('typescript') // loaded only for a file not seen before: half a second
+  const source = compiler.transpileModule(text, { fileName: path, compilerOptions: OPTIONS }).outputText
+  mkdirSync(CACHE, { recursive: true })
+  const partial = `${cached}.${process.pid}.partial`
+  writeFileSync(partial, source)
+  renameSync(partial, cached) // whole or absent for a process reading it at the same time
+  return source
 }
 
 export async function load (url, context, next) {
