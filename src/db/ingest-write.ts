@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm'
 import { notifyPricesChanged } from './channels.js'
 import { rowsOf, type Database } from './client.js'
 import { INGEST_STATEMENT_TIMEOUT_MS, takeIngestLock } from './locks.js'
+import { copyBatchesPglite, pgliteTransactionOf } from './pglite-copy.js'
 import { copyBatches, transactionClientOf } from './postgres/copy.js'
 import { cyclesOfBatches, packed, rowCount, rowsOfBatch, type IngestOutcome, type PriceRow, type RowBatch } from '../domain/price-rows.js'
 
@@ -24,7 +25,7 @@ const DEFAULT_BATCH_SIZE = 20_000
 // valid_to needs no comparison: the cycle rule (a CHECK constraint) derives it from valid_from.
 const RECORD_COLUMNS = sql.raw('town text, valid_from date, valid_to date, super_petrol numeric, diesel numeric, kerosene numeric')
 
-/** All rows or none, one ingest at a time; the route passes the whole file already parsed, COPYed on PostgreSQL (D46). */
+/** All rows or none, one ingest at a time; the route passes the whole file already parsed, new records COPYed (D46). */
 export async function writeBatches (database: Database, batches: Iterable<RowBatch>, options: WriteOptions = {}): Promise<IngestOutcome> {
   const batchSize = batchSizeOf(options)
   const read: RowBatch[] = []
@@ -52,8 +53,9 @@ export async function writeBatches (database: Database, batches: Iterable<RowBat
   await database.db.transaction(async (tx) => {
     // It may queue behind another write, then its statements get the ingest's own bound.
     await takeIngestLock(tx, options.lockWaitMs ?? INGEST_STATEMENT_TIMEOUT_MS, INGEST_STATEMENT_TIMEOUT_MS)
-    // New records go by COPY; a file that meets a stored record is upserted instead.
-    if (database.kind === 'postgres' && first.done !== true && await copyIfAllNew(tx, first.value, reading)) {
+    // New records go by COPY; a file that meets a stored record is upserted instead. PostgreSQL's
+    // COPY takes the batches as they are read; PGlite has the whole file by now.
+    if (first.done !== true && await copyIfAllNew(tx, database.kind, database.kind === 'postgres' ? firstThenRest(first.value, reading) : allBatches(), batchSize)) {
       counts.inserted = rowCount(allBatches())
     } else {
       for (const records of recordBatches(allBatches().flatMap(rowsOfBatch), batchSize)) {
@@ -80,13 +82,12 @@ export async function writeBatches (database: Database, batches: Iterable<RowBat
 }
 
 /** False when a row is already stored, which fails the COPY: the savepoint is rolled back and the caller upserts. */
-async function copyIfAllNew (tx: { execute: Database['db']['execute'] }, first: RowBatch, rest: Iterator<RowBatch>): Promise<boolean> {
+async function copyIfAllNew (tx: { execute: Database['db']['execute'] }, kind: Database['kind'], batches: Iterable<RowBatch>, batchSize: number): Promise<boolean> {
+  const texts = (function * () { for (const batch of batches) yield packed(batch) })()
   await tx.execute(sql`SAVEPOINT bulk_copy`)
   try {
-    await copyBatches(transactionClientOf(tx), (function * () {
-      yield packed(first)
-      for (let next = rest.next(); next.done !== true; next = rest.next()) yield packed(next.value)
-    })())
+    if (kind === 'postgres') await copyBatches(transactionClientOf(tx), texts)
+    else await copyBatchesPglite(pgliteTransactionOf(tx), texts, batchSize)
   } catch (err) {
     if (!isConflictWithStoredRecord(err)) throw err
     await tx.execute(sql`ROLLBACK TO SAVEPOINT bulk_copy`)
@@ -96,9 +97,15 @@ async function copyIfAllNew (tx: { execute: Database['db']['execute'] }, first: 
   return true
 }
 
+function * firstThenRest (first: RowBatch, rest: Iterator<RowBatch>): Generator<RowBatch> {
+  yield first
+  for (let next = rest.next(); next.done !== true; next = rest.next()) yield next.value
+}
+
 function isConflictWithStoredRecord (err: unknown): boolean {
-  const { code, constraint_name: constraint } = err as { code?: unknown, constraint_name?: unknown }
-  return code === '23505' && constraint === 'fuel_prices_town_valid_from_key'
+  // postgres.js names the constraint `constraint_name`, PGlite `constraint`.
+  const { code, constraint_name: named, constraint } = err as { code?: unknown, constraint_name?: unknown, constraint?: unknown }
+  return code === '23505' && (named ?? constraint) === 'fuel_prices_town_valid_from_key'
 }
 
 function batchSizeOf (options: WriteOptions): number {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { cyclesOf, type PriceRow } from '../../src/domain/price-rows.js'
+import { cyclesOf, type IngestOutcome, type PriceRow } from '../../src/domain/price-rows.js'
 import { writeBatches } from '../../src/db/ingest-write.js'
 import { IngestRejected } from '../../src/domain/errors.js'
 import { cycleCsvBatches } from '../../src/ingest/csv.js'
@@ -64,7 +64,7 @@ t.test('[D14] one transaction: a failure in a later batch leaves no row of the e
   t.strictSame(await storedRows(), before)
 })
 
-t.test('[D14] the batch travels as one parameter: prices reach numeric(6,2) exactly, odd town names intact', async (t) => {
+t.test('[D14] prices reach numeric(6,2) exactly, odd town names intact', async (t) => {
   const database = await testDatabase()
   const towns = ["Murang'a", 'Ruiru, Juja', 'Quote "Town"', 'Back\\slash', 'Ñairobi 🚗']
   await writeRows(database, towns.map((town, i) => row(town, ...JAN, `${9999 - i}.9${i}`)))
@@ -131,4 +131,46 @@ t.test('[D46] a real file read in small pieces: the same rows as in one piece, i
   const bad = text + '\n15-01-2026,14-02-2026,Town 7,1.00,1.00,1.00'
   await t.rejects(writeBatches(database, cycleCsvBatches(bad, 256)), { name: 'IngestRejected', message: 'Duplicate row for Town 7 from 2026-01-15 on lines 9 and 302' })
   t.equal(await rowCount(), 0)
+})
+
+t.test('[D46] new records are written by COPY; a file touching a stored one is upserted after the savepoint; a refused COPY writes nothing and frees the lock', async (t) => {
+  const database = await testDatabase()
+  const statementsOf = async (batches: Array<readonly PriceRow[]>): Promise<{ outcome: IngestOutcome, seen: string[] }> => {
+    const seen: string[] = []
+    database.onStatement = (text) => { seen.push(text.trim().split(/\s+/).slice(0, 2).join(' ').toUpperCase()) }
+    try {
+      return { outcome: await writeBatches(database, batches), seen }
+    } finally { database.onStatement = undefined }
+  }
+  const fresh = await statementsOf([[row('A', ...JAN), row('B', ...JAN)]])
+  t.strictSame(fresh.seen.filter((s) => /^(SAVEPOINT|COPY|ROLLBACK|RELEASE|WITH)/.test(s)), ['SAVEPOINT BULK_COPY', 'COPY FUEL_PRICES', 'RELEASE SAVEPOINT'], 'new cycle copied, no upsert')
+  t.strictSame(fresh.outcome, { recordsProcessed: 2, inserted: 2, updated: 0, unchanged: 0, cycles: [{ validFrom: '2026-01-15', validTo: '2026-02-14' }] })
+  const [a] = await storedRows()
+
+  // New records in the first batch, a stored one in the last: COPY is refused on the unique key,
+  // the transaction goes back to the savepoint and upserts every row.
+  const overlapping = await statementsOf([[row('C', ...FEB), row('D', ...FEB)], [row('E', ...FEB)], [row('A', ...JAN, '181.00'), row('B', ...JAN)]])
+  t.strictSame(overlapping.seen.filter((s) => /^(SAVEPOINT|COPY|ROLLBACK|RELEASE|WITH)/.test(s)), ['SAVEPOINT BULK_COPY', 'COPY FUEL_PRICES', 'ROLLBACK TO', 'WITH UPSERTED'])
+  t.strictSame(overlapping.outcome, {
+    recordsProcessed: 5,
+    inserted: 3,
+    updated: 1,
+    unchanged: 1,
+    cycles: [{ validFrom: '2026-02-15', validTo: '2026-03-14' }, { validFrom: '2026-01-15', validTo: '2026-02-14' }]
+  })
+  const stored = await storedRows()
+  t.strictSame(stored.map((r) => [r.town, r.valid_from, r.super_petrol]), [
+    ['A', '2026-01-15', '181.00'], ['B', '2026-01-15', '180.50'], ['C', '2026-02-15', '180.50'], ['D', '2026-02-15', '180.50'], ['E', '2026-02-15', '180.50']
+  ])
+  t.equal(stored[0]?.id, a?.id, 'the updated record keeps its id (spec 2)')
+
+  // A row the table's CHECK refuses, in a file of new cycles only (writeRows trusts its
+  // caller; the route never passes such a row): rejected at once, not hung on the stream.
+  const marApr = ['2026-03-15', '2026-04-14'] as const
+  await t.rejects(writeRows(database, [row('A', ...marApr), row('B', ...marApr, '0.00')]), /fuel_prices_prices_check/)
+  t.equal(await rowCount(), 5, 'nothing of the refused file was written')
+  // The advisory lock went with the rolled-back transaction: the next ingest proceeds.
+  const next = await writeRows(database, [row('A', ...marApr)])
+  t.equal(next.inserted, 1)
+  t.equal(await rowCount(), 6)
 })

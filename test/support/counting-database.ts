@@ -39,7 +39,17 @@ export async function openCountingDatabase (options: CountingDatabaseOptions): P
       return query(...args)
     }) as typeof client.query
     client.exec = ((...args: Parameters<typeof exec>) => { count++; return exec(...args) }) as typeof client.exec
-    client.transaction = ((...args: Parameters<typeof transaction>) => { count++; return transaction(...args) }) as typeof client.transaction
+    // A transaction's statements go through its own object: seen there too.
+    client.transaction = ((callback: Parameters<typeof transaction>[0]) => {
+      count++
+      return transaction(async (tx) => {
+        const txQuery = tx.query.bind(tx)
+        const txExec = tx.exec.bind(tx)
+        tx.query = ((...args: Parameters<typeof txQuery>) => { seen(args[0], args[1] ?? []); return txQuery(...args) }) as typeof tx.query
+        tx.exec = ((...args: Parameters<typeof txExec>) => { seen(args[0], []); return txExec(...args) }) as typeof tx.exec
+        return await callback(tx)
+      })
+    }) as typeof client.transaction
     base = await pgliteDatabase(client)
   }
   const counting: CountingDatabase = { ...base, statements: () => count, onStatement: undefined }

@@ -2,8 +2,6 @@ import { Writable } from 'node:stream'
 import t from 'tap'
 import { copyBatches, transactionClientOf } from '../../../src/db/postgres/copy.js'
 import { packRows, type PriceRow } from '../../../src/domain/price-rows.js'
-import { createPglite, pgliteDatabase } from '../../../src/db/client.js'
-import { pgliteTemplate } from '../../support/pglite-template.js'
 
 // The COPY path itself is tested on PostgreSQL, in test/postgres/copy.test.ts.
 const row = (town: string, superPetrol = '180.00'): PriceRow => ({
@@ -19,13 +17,5 @@ t.test('changed internals are reported, not worked around', async (t) => {
   const plainStream = Object.assign(() => {}, { unsafe: () => ({ reject: () => {}, writable: async () => new Writable({ write: (_c, _e, done) => { done() } }) }) })
   await t.rejects(copyBatches(plainStream as never, [packRows([row('Nairobi')])]), {
     message: 'postgres.js internals changed: a COPY stream has no _write, _final and _destroy'
-  })
-})
-
-t.test('[D14] PGlite ingests by the upsert alone: its transactions have no postgres.js client to COPY through', async (t) => {
-  const database = await pgliteDatabase(await createPglite('memory://', { loadDataDir: await pgliteTemplate() }))
-  t.teardown(async () => { await database.close() })
-  await database.db.transaction(async (tx) => {
-    t.throws(() => transactionClientOf(tx), { message: 'drizzle-orm internals changed: a postgres-js transaction has no session.client (COPY needs it)' })
   })
 })
