@@ -3,9 +3,11 @@
  *
  *   npx tsx scripts/test-files.ts database   files that can depend on the test database: those whose
  *                                            imports reach test/helper.ts (build, testDatabase, …),
- *                                            test/postgres/ included; the PostgreSQL stage runs these
- *   npx tsx scripts/test-files.ts runtime    files whose behaviour rests on what differs between
- *                                            Node lines (below); the Node 24 stage runs these
+ *                                            test/postgres/ included; the PostgreSQL stage runs these,
+ *                                            under Node 24
+ *   npx tsx scripts/test-files.ts runtime    the other files whose behaviour rests on what differs
+ *                                            between Node lines (below); the Node 24 stage runs
+ *                                            these on PGlite
  *
  * Both are computed from the files on disk, so a new test file is placed by where it lives and
  * what it imports, never by a list to keep up to date.
@@ -79,7 +81,8 @@ export function reachesHelper (file: string, seen = new Set<string>()): boolean 
 
 export function stageFiles (stage: string): string[] {
   if (stage === 'database') return testFiles().filter((f) => reachesHelper(join(ROOT, f)))
-  if (stage === 'runtime') return testFiles().filter((f) => RUNTIME_SENSITIVE.some((p) => f.startsWith(p)))
+  // The runtime-sensitive files that use the test database already run under Node 24 in the PostgreSQL stage.
+  if (stage === 'runtime') return testFiles().filter((f) => RUNTIME_SENSITIVE.some((p) => f.startsWith(p)) && !reachesHelper(join(ROOT, f)))
   throw new Error(`unknown stage ${JSON.stringify(stage)}: database or runtime`)
 }
 

@@ -23,13 +23,20 @@ t.test('the PostgreSQL stage: the files whose imports reach test/helper.ts, dire
   t.same(database.filter((f) => !reachesHelper(join(ROOT, f))), [])
 })
 
-t.test('the Node 24 stage: the files under the runtime-sensitive places', async (t) => {
+t.test('the Node 24 stage on PGlite: the files under the runtime-sensitive places that the PostgreSQL stage, also on Node 24, does not run', async (t) => {
   const runtime = stageFiles('runtime')
-  t.ok(runtime.includes('test/http-server/timeouts.test.ts'))
-  t.ok(runtime.includes('test/routes/ingest-large.test.ts'), 'uploads, by name')
+  const database = stageFiles('database')
+  t.ok(runtime.includes('test/http-server/query-string.test.ts'))
+  t.ok(runtime.includes('test/db/pglite-memory.test.ts'), 'PGlite itself')
+  t.ok(runtime.includes('test/startup/server-process.test.ts'), 'server processes on their own data directories')
+  t.notOk(runtime.includes('test/routes/ingest-large.test.ts'), 'uploads through the test database: in the PostgreSQL stage')
+  t.ok(database.includes('test/routes/ingest-large.test.ts'))
   t.notOk(runtime.includes('test/routes/prices.test.ts'))
   t.notOk(runtime.includes('test/contract/linters.test.ts'))
   t.same(runtime.filter((f) => !RUNTIME_SENSITIVE.some((p) => f.startsWith(p))), [])
+  t.same(runtime.filter((f) => database.includes(f)), [], 'no file in both')
+  // Every runtime-sensitive file runs under Node 24 in one of the two stages.
+  t.same(testFiles().filter((f) => RUNTIME_SENSITIVE.some((p) => f.startsWith(p)) && !runtime.includes(f) && !database.includes(f)), [])
   t.throws(() => stageFiles('nightly'), { message: 'unknown stage "nightly": database or runtime' })
 })
 
