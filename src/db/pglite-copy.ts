@@ -1,3 +1,4 @@
+import { setImmediate, setTimeout } from 'node:timers/promises'
 import type { Transaction } from '@electric-sql/pglite'
 import type { PackedRows } from '../domain/price-rows.js'
 
@@ -26,8 +27,8 @@ export async function copyBatchesPglite (client: Transaction, batches: Iterable<
     rows = 0
     // A timer, then an immediate from the timers phase: whatever phase this COPY ended in, the next
     // one starts only after the loop has polled the sockets.
-    await new Promise((resolve) => setTimeout(resolve, 0))
-    await new Promise((resolve) => setImmediate(resolve))
+    await setTimeout(0)
+    await setImmediate()
   }
   for (const batch of batches) {
     texts.push(batch.text)
