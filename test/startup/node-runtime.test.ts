@@ -15,8 +15,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const FLOOR = '20.19.0'
 const LTS = '24.0.0'
 const { satisfies } = createRequire(import.meta.url)('semver') as { satisfies: (version: string, range: string) => boolean }
-const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { engines: { node: string }, overrides: Record<string, unknown> }
-const lock = JSON.parse(readFileSync(`${ROOT}package-lock.json`, 'utf8')) as { packages: Record<string, { version?: string, engines?: { node?: string } | string[] }> }
+const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { engines: { node: string }, overrides: Record<string, unknown>, allowScripts: Record<string, boolean> }
+const lock = JSON.parse(readFileSync(`${ROOT}package-lock.json`, 'utf8')) as { packages: Record<string, { version?: string, engines?: { node?: string } | string[], hasInstallScript?: boolean }> }
 
 t.test('[D69] every package of the lock accepts Node 20.19 and Node 24: npm install prints no EBADENGINE', async (t) => {
   const refusing: string[] = []
@@ -27,6 +27,18 @@ t.test('[D69] every package of the lock accepts Node 20.19 and Node 24: npm inst
   }
   t.same(refusing, [])
   t.ok(satisfies(FLOOR, pkg.engines.node) && satisfies(LTS, pkg.engines.node), `engines ${pkg.engines.node} takes both lines`)
+})
+
+// npm 11 skips a dependency's install script unless allowScripts names it, and warns about each
+// one it has no entry for; every one is denied by name, so npm ci is quiet and runs none of them
+// (esbuild's only checks the binary its optional platform package already installed; scarf's is
+// telemetry)
+t.test('[D69] every dependency with an install script is denied by name in allowScripts', async (t) => {
+  const withScripts = Object.entries(lock.packages)
+    .filter(([path, entry]) => path !== '' && entry.hasInstallScript === true)
+    .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length))
+  t.same([...new Set(withScripts)].sort(), ['@scarf/scarf', 'esbuild'])
+  t.same(pkg.allowScripts, { esbuild: false, '@scarf/scarf': false })
 })
 
 t.test('[D69] the held-back packages: content-disposition 2 under @fastify/static, cookie 1 under light-my-request', async (t) => {
