@@ -25,40 +25,54 @@ const DEFAULT_BATCH_SIZE = 20_000
 // valid_to needs no comparison: the cycle rule (a CHECK constraint) derives it from valid_from.
 const RECORD_COLUMNS = sql.raw('town text, valid_from date, valid_to date, super_petrol numeric, diesel numeric, kerosene numeric')
 
-/** All rows or none, one ingest at a time; the route passes the whole file already parsed, new records COPYed (D46). */
-export async function writeBatches (database: Database, batches: Iterable<RowBatch>, options: WriteOptions = {}): Promise<IngestOutcome> {
-  const batchSize = batchSizeOf(options)
+/**
+ * All rows or none, one ingest at a time. The batches may still be arriving from the parser: on
+ * PostgreSQL each goes into the COPY as it comes, and a refusal met later in the file rolls the
+ * transaction back (D46).
+ */
+export async function writeBatches (database: Database, batches: Iterable<RowBatch> | AsyncIterable<RowBatch>, options: WriteOptions = {}): Promise<IngestOutcome> {
+  batchSizeOf(options) // a bad batch size is refused before anything is read
   const read: RowBatch[] = []
-  const source = batches[Symbol.iterator]()
-  const reading = (function * (): Generator<RowBatch> {
-    for (let next = source.next(); next.done !== true; next = source.next()) {
-      read.push(next.value)
-      yield next.value
+  const reading = (async function * (): AsyncGenerator<RowBatch> {
+    for await (const batch of batches) {
+      read.push(batch)
+      yield batch
     }
   })()
   // The first batch is read before the transaction begins, so a file that fails early costs the database nothing.
-  const first = reading.next()
+  const first = await reading.next()
   let readAll = false
-  const allBatches = (): readonly RowBatch[] => {
+  const allBatches = async (): Promise<readonly RowBatch[]> => {
     if (!readAll) {
-      for (let next = reading.next(); next.done !== true; next = reading.next());
+      for (let next = await reading.next(); next.done !== true; next = await reading.next());
       readAll = true
     }
     return read
   }
   // Only COPY overlaps reading and writing; on PGlite the whole file is read first.
-  if (database.kind !== 'postgres') allBatches()
+  if (database.kind !== 'postgres') await allBatches()
 
   const counts: Counts = { inserted: 0, updated: 0 }
+  try {
+    await write(database, first, reading, allBatches, counts, options)
+  } finally {
+    // A write that failed before the file's end lets go of its source, so a parser still at work stops.
+    if (!readAll) reading.return(undefined).catch(() => {})
+  }
+  return outcomeOf(await allBatches(), counts)
+}
+
+async function write (database: Database, first: IteratorResult<RowBatch>, reading: AsyncIterator<RowBatch>, allBatches: () => Promise<readonly RowBatch[]>, counts: Counts, options: WriteOptions): Promise<void> {
+  const batchSize = batchSizeOf(options)
   await database.db.transaction(async (tx) => {
     // It may queue behind another write, then its statements get the ingest's own bound.
     await takeIngestLock(tx, options.lockWaitMs ?? INGEST_STATEMENT_TIMEOUT_MS, INGEST_STATEMENT_TIMEOUT_MS)
     // New records go by COPY; a file that meets a stored record is upserted instead. PostgreSQL's
     // COPY takes the batches as they are read; PGlite has the whole file by now.
-    if (first.done !== true && await copyIfAllNew(tx, database.kind, database.kind === 'postgres' ? firstThenRest(first.value, reading) : allBatches(), batchSize)) {
-      counts.inserted = rowCount(allBatches())
+    if (first.done !== true && await copyIfAllNew(tx, database.kind, database.kind === 'postgres' ? firstThenRest(first.value, reading) : await allBatches(), batchSize)) {
+      counts.inserted = rowCount(await allBatches())
     } else {
-      for (const records of recordBatches(allBatches().flatMap(rowsOfBatch), batchSize)) {
+      for (const records of recordBatches((await allBatches()).flatMap(rowsOfBatch), batchSize)) {
         // Upsert: a changed record keeps its id (spec 4.5 rule 6); xmax = 0 marks an inserted row.
         const [batch] = rowsOf<Counts>(await tx.execute(sql`
           WITH upserted AS (
@@ -78,16 +92,14 @@ export async function writeBatches (database: Database, batches: Iterable<RowBat
     }
     await notifyPricesChanged(tx, database, options.notifyPayload ?? '')
   })
-  return outcomeOf(allBatches(), counts)
 }
 
 /** False when a row is already stored, which fails the COPY: the savepoint is rolled back and the caller upserts. */
-async function copyIfAllNew (tx: { execute: Database['db']['execute'] }, kind: Database['kind'], batches: Iterable<RowBatch>, batchSize: number): Promise<boolean> {
-  const texts = (function * () { for (const batch of batches) yield packed(batch) })()
+async function copyIfAllNew (tx: { execute: Database['db']['execute'] }, kind: Database['kind'], batches: readonly RowBatch[] | AsyncIterable<RowBatch>, batchSize: number): Promise<boolean> {
   await tx.execute(sql`SAVEPOINT bulk_copy`)
   try {
-    if (kind === 'postgres') await copyBatches(transactionClientOf(tx), texts)
-    else await copyBatchesPglite(pgliteTransactionOf(tx), texts, batchSize)
+    if (kind === 'postgres') await copyBatches(transactionClientOf(tx), (async function * () { for await (const batch of batches) yield packed(batch) })())
+    else await copyBatchesPglite(pgliteTransactionOf(tx), (function * () { for (const batch of batches as readonly RowBatch[]) yield packed(batch) })(), batchSize)
   } catch (err) {
     if (!isConflictWithStoredRecord(err)) throw err
     await tx.execute(sql`ROLLBACK TO SAVEPOINT bulk_copy`)
@@ -97,9 +109,9 @@ async function copyIfAllNew (tx: { execute: Database['db']['execute'] }, kind: D
   return true
 }
 
-function * firstThenRest (first: RowBatch, rest: Iterator<RowBatch>): Generator<RowBatch> {
+async function * firstThenRest (first: RowBatch, rest: AsyncIterator<RowBatch>): AsyncGenerator<RowBatch> {
   yield first
-  for (let next = rest.next(); next.done !== true; next = rest.next()) yield next.value
+  for (let next = await rest.next(); next.done !== true; next = await rest.next()) yield next.value
 }
 
 function isConflictWithStoredRecord (err: unknown): boolean {

@@ -133,8 +133,8 @@ export class PricesRepository {
     return await this.townsStatement.execute()
   }
 
-  /** Spec 4.5 rule 6: the upsert in one transaction, of a file already parsed whole (D46). */
-  async ingest (batches: Iterable<RowBatch>, options?: WriteOptions): Promise<IngestOutcome> {
+  /** Spec 4.5 rule 6: the upsert in one transaction, of a file's batches as its parser gives them (D46). */
+  async ingest (batches: Iterable<RowBatch> | AsyncIterable<RowBatch>, options?: WriteOptions): Promise<IngestOutcome> {
     return await writeBatches(this.database, batches, options)
   }
 

@@ -1,3 +1,5 @@
+import { readlinkSync } from 'node:fs'
+import { setPriority } from 'node:os'
 import { parentPort, type MessagePort } from 'node:worker_threads'
 import type { CycleWindow } from '../domain/cycle.js'
 import { IngestRejected } from '../domain/errors.js'
@@ -6,27 +8,43 @@ import { cycleCsvBatches, decodeCsv } from './csv.js'
 
 /**
  * A worker thread that decodes and parses uploaded files, one at a time (see csv-off-thread.ts):
- * each batch of validated rows goes to the job's `rows` port packed, then one outcome to the
- * parent, a refusal as its fields.
+ * each batch of validated rows goes to the job's `rows` port packed as soon as it is parsed, then
+ * one outcome to the parent: how many batches were sent, or a refusal as its fields.
  */
 
 export interface CsvJob {
   bytes: Uint8Array
   window: CycleWindow
   rows: MessagePort
+  /** Set by the parent as the parse goes: after each batch, rest this many times as long as it took. */
+  rest: Int32Array<SharedArrayBuffer> | undefined
 }
 
 export type CsvJobOutcome =
-  | { ok: true }
+  // The outcome and the batches travel on different ports, so the parent counts the batches in.
+  | { ok: true, batches: number, restedMs: number }
   | { ok: false, detail: string, line: number | undefined, fields: IngestRejected['fields'] }
 
-function parse ({ bytes, window, rows }: CsvJob): CsvJobOutcome {
+const sleeper = new Int32Array(new SharedArrayBuffer(4))
+
+function parse ({ bytes, window, rows, rest }: CsvJob): CsvJobOutcome {
   try {
+    let batches = 0
+    let restedMs = 0
+    let started = performance.now()
     for (const batch of cycleCsvBatches(decodeCsv(bytes), undefined, window)) {
       const packed = packRows(batch)
       rows.postMessage(packed, [packed.text.buffer, packed.lines.buffer])
+      batches++
+      const times = rest === undefined ? 0 : Atomics.load(rest, 0)
+      if (times > 0) {
+        const took = performance.now() - started
+        Atomics.wait(sleeper, 0, 0, took * times)
+        restedMs += performance.now() - started - took
+      }
+      started = performance.now()
     }
-    return { ok: true }
+    return { ok: true, batches, restedMs }
   } catch (err) {
     // Anything else is a fault: thrown, it ends the worker, an 'error' in the parent.
     if (!(err instanceof IngestRejected)) throw err
@@ -36,4 +54,22 @@ function parse ({ bytes, window, rows }: CsvJob): CsvJobOutcome {
   }
 }
 
-parentPort?.on('message', (job: CsvJob) => { parentPort?.postMessage(parse(job)) })
+/**
+ * The parse gives way to the thread that serves reads: while an upload's COPY keeps the database
+ * busy, a parse at full priority took the serving thread's turns on a two-core machine. Linux keeps
+ * a nice value per thread, and this thread's id is the tail of /proc/thread-self; elsewhere the
+ * parse keeps the process's priority.
+ */
+export function yieldToTheServingThread (): boolean {
+  try {
+    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), 19)
+    return true
+  } catch {
+    return false
+  }
+}
+
+if (parentPort !== null) {
+  yieldToTheServingThread()
+  parentPort.on('message', (job: CsvJob) => { parentPort?.postMessage(parse(job)) })
+}

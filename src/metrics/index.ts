@@ -11,6 +11,8 @@ interface ServiceMetrics {
   readonly rowsIngested: Counter
   /** The onSend hook of answers no route matched (the not-found handler's): one `unmatched` series. */
   readonly unmatchedHook: onSendHookHandler
+  /** performance.now() when the latest request arrived: an upload's parse rests while others come. */
+  readonly lastRequestAt: () => number
 }
 
 type LatencyRecorder = (method: string, status: number, ms: number) => void
@@ -114,11 +116,12 @@ async function metrics (app: FastifyInstance): Promise<void> {
     help: 'Data rows of committed CSV ingests (each inserted, updated or unchanged).',
     registers: [registry]
   })
-  app.decorate('metrics', { registry, ingests, rowsIngested, unmatchedHook: measureAnswer(tallies.recorder('unmatched')) })
+  let lastRequestAt = 0
+  app.decorate('metrics', { registry, ingests, rowsIngested, unmatchedHook: measureAnswer(tallies.recorder('unmatched')), lastRequestAt: () => lastRequestAt })
 
   app.decorateRequest('startedAt', 0)
   app.addHook('onRequest', (request, _reply, done) => {
-    request.startedAt = performance.now()
+    request.startedAt = lastRequestAt = performance.now()
     done()
   })
   app.addHook('onRoute', (route) => {

@@ -116,6 +116,31 @@ t.test('[D46] rows are written as they are read: an error of the file after the 
   t.strictSame(seen, [], 'no statement for a file that fails in its first batch')
 })
 
+t.test('[D46] batches still arriving: a write the database refuses lets go of its source, and keeps nothing', async (t) => {
+  const database = await testDatabase()
+  const before = await storedRows()
+  let pulled = 0
+  let closed = false
+  // Not a cycle's dates: the table's CHECK refuses the first row. On PostgreSQL the COPY takes the
+  // batches as they come, so the source never ends; PGlite reads the whole file first.
+  const endless = database.kind === 'postgres'
+  const source = async function * (): AsyncGenerator<PriceRow[]> {
+    try {
+      yield [row('Bad', '2026-02-16', '2026-03-15')]
+      for (let i = 0; endless || i < 3; i++) {
+        pulled++
+        yield [row(`Town ${i}`, ...FEB)]
+      }
+    } finally {
+      closed = true
+    }
+  }
+  await t.rejects(writeBatches(database, source()), { code: '23514' })
+  t.ok(closed, 'the source was closed')
+  if (!endless) t.equal(pulled, 3, 'PGlite read the whole file before writing')
+  t.strictSame(await storedRows(), before, 'nothing of the file was stored')
+})
+
 t.test('[D46] a real file read in small pieces: the same rows as in one piece, its error rolls back', async (t) => {
   const database = await testDatabase()
   const lines = ['From,To,Town,Super (PMS),Diesel (AGO),Kerosene (IK)']

@@ -1,12 +1,13 @@
 import { execFile } from 'node:child_process'
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import t from 'tap'
 import type { CycleWindow } from '../../src/domain/cycle.js'
 import { IngestRejected } from '../../src/domain/errors.js'
 import { packRows, rowsOfBatch, unpackRows, type PriceRow } from '../../src/domain/price-rows.js'
-import { OFF_THREAD_BYTES, csvRowBatches } from '../../src/ingest/csv-off-thread.js'
-import { parseCycleCsv } from '../../src/ingest/csv.js'
+import { OFF_THREAD_BYTES, csvRowBatches, type ReadsBeside } from '../../src/ingest/csv-off-thread.js'
+import { cycleCsvBatches, parseCycleCsv } from '../../src/ingest/csv.js'
 import { Slices } from '../../src/ingest/slices.js'
 
 /**
@@ -26,9 +27,9 @@ function file (towns: number): string {
 const run = promisify(execFile)
 const LARGE = Math.ceil(OFF_THREAD_BYTES / 50) // rows of ~55 bytes: past the threshold
 
-async function read (bytes: Uint8Array): Promise<PriceRow[]> {
+async function read (bytes: Uint8Array, beside?: ReadsBeside): Promise<PriceRow[]> {
   const rows: PriceRow[] = []
-  for await (const batch of csvRowBatches(bytes, WINDOW, new Slices())) rows.push(...rowsOfBatch(batch))
+  for await (const batch of csvRowBatches(bytes, WINDOW, new Slices(), beside)) rows.push(...rowsOfBatch(batch))
   return rows
 }
 
@@ -126,4 +127,51 @@ t.test('the worker starts under tsx too (`npm run dev`, the scripts), which regi
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }
   })
   t.strictSame(JSON.parse(stdout), { rows: LARGE, transferred: true })
+})
+
+t.test('the worker sends each batch as it parses it: a refusal near the end comes after the batches before it', async (t) => {
+  const lines = file(LARGE * 3).split('\n')
+  const text = [...lines.slice(0, -3), (lines.at(-3) as string).replace('170.00', 'abc'), ...lines.slice(-2)].join('\n')
+  let inThread = 0
+  t.throws(() => { for (const _ of cycleCsvBatches(text, undefined, WINDOW)) inThread++ }, { name: 'IngestRejected' })
+  let yielded = 0
+  const err = await (async () => {
+    for await (const _ of csvRowBatches(new TextEncoder().encode(text), WINDOW, new Slices())) yielded++
+  })().then(() => undefined, (e: unknown) => e)
+  t.type(err, IngestRejected)
+  t.ok(inThread >= 2, `${inThread} batches before the bad row`)
+  t.equal(yielded, inThread, 'every batch before the bad row reached the reader first')
+})
+
+t.test('while other requests come in, the parse rests between batches; idle, or with only older requests, it never does', async (t) => {
+  const text = file(LARGE)
+  const parse = async (beside: ReadsBeside): Promise<number> => {
+    t.strictSame(await read(new TextEncoder().encode(text), beside), parseCycleCsv(text, WINDOW))
+    return beside.restedMs ?? -1
+  }
+  const now = (): number => performance.now()
+  t.ok(await parse({ since: 0, lastRequestAt: now }) > 0, 'a request just came: it rested')
+  t.equal(await parse({ since: 0, lastRequestAt: () => 0 }), 0, 'no request since the upload began')
+  t.equal(await parse({ since: 0, lastRequestAt: () => now() - 1000 }), 0, 'the latest request is a second old')
+  const since = now()
+  t.equal(await parse({ since, lastRequestAt: () => since }), 0, 'the upload\'s own request is not a read')
+})
+
+/** Threads of this process at nice 19: the parse worker, idle or at work (Linux keeps a nice value per thread). */
+function yieldingThreads (): number {
+  return readdirSync('/proc/self/task').filter((tid) => readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]?.split(' ')[16] === '19').length
+}
+
+t.test('the worker parses at the lowest priority; one whose reader gives up is ended, and the next upload starts another', { skip: existsSync('/proc/thread-self') ? false : 'threads have no nice value of their own outside Linux' }, async (t) => {
+  const text = file(LARGE * 3)
+  t.equal((await read(new TextEncoder().encode(text))).length, LARGE * 3)
+  t.equal(yieldingThreads(), 1, 'the idle worker, at nice 19')
+  t.equal(readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]?.split(' ')[16], '0', 'the serving thread keeps its priority')
+  const batches = csvRowBatches(new TextEncoder().encode(text), WINDOW, new Slices())
+  t.equal((await batches.next()).done, false)
+  await batches.return()
+  for (let i = 0; i < 100 && yieldingThreads() > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  t.equal(yieldingThreads(), 0, 'the abandoned worker was ended, not kept')
+  t.equal((await read(new TextEncoder().encode(text))).length, LARGE * 3, 'a new worker parses the next file')
+  t.equal(yieldingThreads(), 1)
 })

@@ -30,8 +30,11 @@ const settled = (start: (done: Done) => void): Promise<void> => new Promise((res
   start((err) => { if (err === undefined || err === null) resolve(); else reject(err) })
 })
 
-/** A throw from `batches` sends CopyFail; the stream's callbacks are called directly, as Node's stream code slows the HTTP sockets (D45). */
-export async function copyBatches (client: postgres.TransactionSql, batches: Iterable<PackedRows>): Promise<void> {
+/**
+ * A throw from `batches` sends CopyFail; the batches may still be arriving, each sent as it comes.
+ * The stream's callbacks are called directly, as Node's stream code slows the HTTP sockets (D45).
+ */
+export async function copyBatches (client: postgres.TransactionSql, batches: Iterable<PackedRows> | AsyncIterable<PackedRows>): Promise<void> {
   const query = client.unsafe('COPY fuel_prices (town, valid_from, valid_to, super_petrol, diesel, kerosene) FROM STDIN') as unknown as CopyQuery
   const original = query.reject
   if (typeof original !== 'function') {
@@ -49,11 +52,11 @@ export async function copyBatches (client: postgres.TransactionSql, batches: Ite
   const sink = copySink(stream)
   let aborted = false
   const write = async (): Promise<void> => {
-    const source = batches[Symbol.iterator]()
+    const source = Symbol.asyncIterator in batches ? batches[Symbol.asyncIterator]() : batches[Symbol.iterator]()
     for (;;) {
       let next
       try {
-        next = source.next()
+        next = await source.next()
       } catch (err) {
         aborted = true
         sink._destroy(err as Error, () => {}) // postgres.js sends CopyFail

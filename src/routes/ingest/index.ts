@@ -12,7 +12,7 @@ import { acceptedCycleWindow, todayInKenya } from '../../domain/cycle.js'
 import { perFuel } from '../../domain/fuels.js'
 import { cycleWarnings, type CycleWarningOptions } from '../../ingest/cycle-warnings.js'
 import { REVIEW_LIMITS, reviewCycles, type CycleReview, type FuelCents } from '../../ingest/plausibility.js'
-import { csvRowBatches } from '../../ingest/csv-off-thread.js'
+import { csvRowBatches, type ReadsBeside } from '../../ingest/csv-off-thread.js'
 import { Slices } from '../../ingest/slices.js'
 import { UploadQueue, type UploadPlace } from '../../ingest/upload-queue.js'
 
@@ -55,17 +55,11 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
     }
   }
 
-  /** The file's validated rows, batch by batch to `take` (spec 4.5, D4–D10: every 400), read in slices (D57). */
-  const readRows = async (request: FastifyRequest, slices: Slices, now: Date, take: (batch: RowBatch) => void): Promise<void> => {
+  /** The file's validated rows, batch by batch as they are parsed (spec 4.5, D4–D10: every 400), read in slices (D57). */
+  const readBatches = async (request: FastifyRequest, slices: Slices, now: Date, beside?: ReadsBeside): Promise<AsyncGenerator<RowBatch, void, undefined>> => {
     const bytes = await readCsvUpload(request, config.maxUploadBytes)
     // Rows outside the accepted window of cycles are refused as hostile input (D48).
-    for await (const batch of csvRowBatches(bytes, acceptedCycleWindow(now), slices)) take(batch)
-  }
-
-  const readBatches = async (request: FastifyRequest, slices: Slices, now: Date): Promise<RowBatch[]> => {
-    const batches: RowBatch[] = []
-    await readRows(request, slices, now, (batch) => { batches.push(batch) })
-    return batches
+    return csvRowBatches(bytes, acceptedCycleWindow(now), slices, beside)
   }
 
   /** What an upload would do: the counts and each cycle's review, from one read of what is stored (D40). */
@@ -74,7 +68,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
     const now = config.now?.() ?? new Date()
     const whole = { today: todayInKenya(now), missingTownsShare: config.ingestMissingTownsShare }
     const rows: PriceRow[] = []
-    await readRows(request, slices, now, (batch) => { for (const row of rowsOfBatch(batch)) rows.push(row) })
+    for await (const batch of await readBatches(request, slices, now)) for (const row of rowsOfBatch(batch)) rows.push(row)
     const review = await reviewCycles(rows, await app.prices.storedForReview(rows), config.ingestWarnShare, REVIEW_LIMITS, slices)
     let inserted = 0
     let updated = 0
@@ -103,8 +97,9 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
         return await reply.code(200 as never).send(await inPlace(request, async () => await dryRun(request)) as never)
       }
       return await inPlace(request, async () => {
-        // Spec 4.5: the whole file is checked, in slices, before anything is written (D57).
-        const batches = await readBatches(request, new Slices(), config.now?.() ?? new Date())
+        // Spec 4.5: every row is checked before the write commits; the COPY takes each batch as it is parsed (D46).
+        const beside: ReadsBeside = { lastRequestAt: app.metrics.lastRequestAt, since: request.startedAt }
+        const batches = await readBatches(request, new Slices(), config.now?.() ?? new Date(), beside)
         const outcome = await app.commitAndInvalidate({
           run: async (notifyPayload) => await app.prices.ingest(batches, { notifyPayload, lockWaitMs }),
           changedCycles: (outcome) => outcome.cycles.map((c) => c.validFrom),
@@ -113,7 +108,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
             app.metrics.rowsIngested.inc(outcome.recordsProcessed)
           }
         })
-        request.log.info(logFields(outcome), 'csv ingested')
+        request.log.info({ ...logFields(outcome), parseRestedMs: beside.restedMs === undefined ? undefined : Math.round(beside.restedMs) }, 'csv ingested')
         void reply.code(201)
         return {
           status: 'success' as const,
