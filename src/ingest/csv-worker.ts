@@ -60,12 +60,11 @@ function parse ({ bytes, window, rows, rest }: CsvJob): CsvJobOutcome {
  * a nice value per thread, and this thread's id is the tail of /proc/thread-self; elsewhere the
  * parse keeps the process's priority.
  */
-export function yieldToTheServingThread (): boolean {
+function yieldToTheServingThread (): void {
   try {
     setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), 19)
-    return true
   } catch {
-    return false
+    // No /proc/thread-self: not Linux, where the parse keeps the process's priority.
   }
 }
 
