@@ -31,7 +31,7 @@ const RECORD_COLUMNS = sql.raw('town text, valid_from date, valid_to date, super
  * transaction back (D46).
  */
 export async function writeBatches (database: Database, batches: Iterable<RowBatch> | AsyncIterable<RowBatch>, options: WriteOptions = {}): Promise<IngestOutcome> {
-  batchSizeOf(options) // a bad batch size is refused before anything is read
+  const batchSize = batchSizeOf(options)
   const read: RowBatch[] = []
   const reading = (async function * (): AsyncGenerator<RowBatch> {
     for await (const batch of batches) {
@@ -54,27 +54,17 @@ export async function writeBatches (database: Database, batches: Iterable<RowBat
 
   const counts: Counts = { inserted: 0, updated: 0 }
   try {
-    await write(database, first, reading, allBatches, counts, options)
-  } finally {
-    // A write that failed before the file's end lets go of its source, so a parser still at work stops.
-    if (!readAll) reading.return(undefined).catch(() => {})
-  }
-  return outcomeOf(await allBatches(), counts)
-}
-
-async function write (database: Database, first: IteratorResult<RowBatch>, reading: AsyncIterator<RowBatch>, allBatches: () => Promise<readonly RowBatch[]>, counts: Counts, options: WriteOptions): Promise<void> {
-  const batchSize = batchSizeOf(options)
-  await database.db.transaction(async (tx) => {
-    // It may queue behind another write, then its statements get the ingest's own bound.
-    await takeIngestLock(tx, options.lockWaitMs ?? INGEST_STATEMENT_TIMEOUT_MS, INGEST_STATEMENT_TIMEOUT_MS)
-    // New records go by COPY; a file that meets a stored record is upserted instead. PostgreSQL's
-    // COPY takes the batches as they are read; PGlite has the whole file by now.
-    if (first.done !== true && await copyIfAllNew(tx, database.kind, database.kind === 'postgres' ? firstThenRest(first.value, reading) : await allBatches(), batchSize)) {
-      counts.inserted = rowCount(await allBatches())
-    } else {
-      for (const records of recordBatches((await allBatches()).flatMap(rowsOfBatch), batchSize)) {
-        // Upsert: a changed record keeps its id (spec 4.5 rule 6); xmax = 0 marks an inserted row.
-        const [batch] = rowsOf<Counts>(await tx.execute(sql`
+    await database.db.transaction(async (tx) => {
+      // It may queue behind another write, then its statements get the ingest's own bound.
+      await takeIngestLock(tx, options.lockWaitMs ?? INGEST_STATEMENT_TIMEOUT_MS, INGEST_STATEMENT_TIMEOUT_MS)
+      // New records go by COPY; a file that meets a stored record is upserted instead. PostgreSQL's
+      // COPY takes the batches as they are read; PGlite has the whole file by now.
+      if (first.done !== true && await copyIfAllNew(tx, database.kind, database.kind === 'postgres' ? firstThenRest(first.value, reading) : await allBatches(), batchSize)) {
+        counts.inserted = rowCount(await allBatches())
+      } else {
+        for (const records of recordBatches((await allBatches()).flatMap(rowsOfBatch), batchSize)) {
+          // Upsert: a changed record keeps its id (spec 4.5 rule 6); xmax = 0 marks an inserted row.
+          const [batch] = rowsOf<Counts>(await tx.execute(sql`
           WITH upserted AS (
             INSERT INTO fuel_prices AS f (town, valid_from, valid_to, super_petrol, diesel, kerosene)
             SELECT r.town, r.valid_from, r.valid_to, r.super_petrol, r.diesel, r.kerosene
@@ -87,11 +77,16 @@ async function write (database: Database, first: IteratorResult<RowBatch>, readi
           SELECT count(*) FILTER (WHERE inserted)::int AS inserted,
                  count(*) FILTER (WHERE NOT inserted)::int AS updated
           FROM upserted`))
-        addCounts(counts, batch)
+          addCounts(counts, batch)
+        }
       }
-    }
-    await notifyPricesChanged(tx, database, options.notifyPayload ?? '')
-  })
+      await notifyPricesChanged(tx, database, options.notifyPayload ?? '')
+    })
+  } finally {
+    // A write that failed before the file's end lets go of its source, so a parser still at work stops.
+    if (!readAll) reading.return(undefined).catch(() => {})
+  }
+  return outcomeOf(await allBatches(), counts)
 }
 
 /** False when a row is already stored, which fails the COPY: the savepoint is rolled back and the caller upserts. */
