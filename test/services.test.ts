@@ -30,6 +30,24 @@ t.test('[D34] a server that accepts but never answers is given up on after the t
   t.equal(await redisUnavailable(`redis://127.0.0.1:${port}`, 300), `Redis at 127.0.0.1:${port} did not answer PING within 300 ms`)
 })
 
+t.test('[D34] a probe whose file holds the event loop past the timeout still finds the service that answered', async (t) => {
+  // Redis's PING and PostgreSQL's accept both wait behind 600 ms of synchronous work, twice the
+  // probes' 300 ms: the answer is there to read when the loop comes back, so it is no reason.
+  const sockets: Socket[] = []
+  const redis = createServer((socket) => { sockets.push(socket); socket.on('data', () => socket.write('+PONG\r\n')) })
+  redis.listen(0, '127.0.0.1')
+  await once(redis, 'listening')
+  t.teardown(() => { for (const s of sockets) s.destroy(); redis.close() })
+  const { port } = redis.address() as AddressInfo
+  const holdLoop = (ms: number): void => { const until = Date.now() + ms; while (Date.now() < until); }
+  const ping = redisUnavailable(`redis://127.0.0.1:${port}`, 300)
+  holdLoop(600)
+  t.equal(await ping, undefined)
+  const accept = postgresUnavailable(`postgres://postgres@127.0.0.1:${port}/x`, 300)
+  holdLoop(600)
+  t.equal(await accept, undefined)
+})
+
 t.test('[D34] PostgreSQL: nothing listening is named; the real server of TEST_POSTGRES_URL accepts', async (t) => {
   const port = await closedPort()
   t.equal(await postgresUnavailable(`postgres://postgres@127.0.0.1:${port}/x`), `PostgreSQL is not reachable at 127.0.0.1:${port} (ECONNREFUSED)`)

@@ -27,6 +27,27 @@ const PROBE_TIMEOUT_MS = REQUIRE_SERVICES ? 15_000 : 2000
 
 export type Service = 'redis' | 'chromium' | 'postgres' | 'varnishd' | 'pty' | 'tmpfs'
 
+/**
+ * Calls `expire` once `timeoutMs` have passed in at least ten turns of the event loop, and returns
+ * the function that cancels it. A plain timer lost to a busy test file: one that held the loop
+ * for 2.5 s (the memory store's own tests) let the probe's timer fire in the same turn the PONG
+ * was waiting to be read, and a running Redis was reported missing. A held loop now costs the
+ * probe one turn, not its whole allowance.
+ */
+function afterLoopTime (timeoutMs: number, expire: () => void): () => void {
+  const turns = 10
+  const started = Date.now()
+  let seen = 0
+  const timer = setInterval(() => {
+    seen++
+    if (seen >= turns && Date.now() - started >= timeoutMs) {
+      clearInterval(timer)
+      expire()
+    }
+  }, timeoutMs / turns)
+  return () => clearInterval(timer)
+}
+
 /** Why Redis cannot be used (undefined when it answers PING within the timeout). */
 export async function redisUnavailable (url = TEST_REDIS_URL, timeoutMs = PROBE_TIMEOUT_MS): Promise<string | undefined> {
   let target: URL
@@ -46,11 +67,11 @@ export async function redisUnavailable (url = TEST_REDIS_URL, timeoutMs = PROBE_
     const socket = target.protocol === 'rediss:' ? tls.connect({ host, port, servername: host }) : net.connect({ host, port })
     let answer = ''
     const finish = (reason: string | undefined): void => {
-      clearTimeout(timer)
+      stop()
       socket.destroy()
       resolve(reason)
     }
-    const timer = setTimeout(() => finish(`Redis at ${host}:${port} did not answer PING within ${timeoutMs} ms`), timeoutMs)
+    const stop = afterLoopTime(timeoutMs, () => finish(`Redis at ${host}:${port} did not answer PING within ${timeoutMs} ms`))
     socket.once(target.protocol === 'rediss:' ? 'secureConnect' : 'connect', () => {
       socket.write(commands.map(resp).join(''))
     })
@@ -99,11 +120,11 @@ export async function postgresUnavailable (url = TEST_POSTGRES_URL, timeoutMs = 
   return await new Promise((resolve) => {
     const socket = net.connect({ host, port })
     const finish = (reason: string | undefined): void => {
-      clearTimeout(timer)
+      stop()
       socket.destroy()
       resolve(reason)
     }
-    const timer = setTimeout(() => finish(`PostgreSQL at ${host}:${port} did not accept a connection within ${timeoutMs} ms`), timeoutMs)
+    const stop = afterLoopTime(timeoutMs, () => finish(`PostgreSQL at ${host}:${port} did not accept a connection within ${timeoutMs} ms`))
     socket.once('connect', () => finish(undefined))
     socket.once('error', (err: NodeJS.ErrnoException) => finish(`PostgreSQL is not reachable at ${host}:${port} (${err.code ?? err.message})`))
   })
