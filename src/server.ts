@@ -4,6 +4,7 @@ import { buildApp, terminalLogger } from './app.js'
 import { loadConfig, type Config } from './config.js'
 import { cycleOf, todayInKenya } from './domain/cycle.js'
 import { releaseLostTerminal } from './logging/log-destination.js'
+import { servingThreadFirst } from './serving-thread-first.js'
 import { armShutdownDeadline } from './shutdown-deadline.js'
 import { shutdownDelayMs } from './shutdown.js'
 import { startLine } from './start-line.js'
@@ -64,6 +65,7 @@ try {
   cannotStart(err, config)
 }
 listening.announce(app.log)
+servingThreadFirst()
 
 // A first run starts empty: say how to get data in (the seed works while the service runs).
 if ((await app.cycles.freshness(cycleOf(todayInKenya()).validFrom).catch(() => ({ latest: '' }))).latest === null) {

@@ -2,6 +2,7 @@ import { MessageChannel, Worker } from 'node:worker_threads'
 import type { CycleWindow } from '../domain/cycle.js'
 import { IngestRejected } from '../domain/errors.js'
 import type { PackedRows, RowBatch } from '../domain/price-rows.js'
+import { servingThreadFirst } from '../serving-thread-first.js'
 import type { CsvJob, CsvJobOutcome } from './csv-worker.js'
 import { decodeCsvInSlices, rowsInSlices, type Slices } from './slices.js'
 
@@ -63,6 +64,9 @@ function readsGoingOn ({ lastRequestAt, since }: ReadsBeside): boolean {
 const idle: Array<{ worker: Worker, timer: NodeJS.Timeout }> = []
 
 function takeWorker (): Worker {
+  // Threads started since the last call (libuv's pool starts on first use) have the serving
+  // thread's priority until then; a new worker lowers its own.
+  servingThreadFirst()
   const kept = idle.pop()
   if (kept !== undefined) {
     clearTimeout(kept.timer)

@@ -1,9 +1,8 @@
-import { readlinkSync } from 'node:fs'
-import { setPriority } from 'node:os'
 import { parentPort, type MessagePort } from 'node:worker_threads'
 import type { CycleWindow } from '../domain/cycle.js'
 import { IngestRejected } from '../domain/errors.js'
 import { packRows } from '../domain/price-rows.js'
+import { servingThreadFirst } from '../serving-thread-first.js'
 import { cycleCsvBatches, decodeCsv } from './csv.js'
 
 /**
@@ -54,21 +53,10 @@ function parse ({ bytes, window, rows, rest }: CsvJob): CsvJobOutcome {
   }
 }
 
-/**
- * The parse gives way to the thread that serves reads: while an upload's COPY keeps the database
- * busy, a parse at full priority took the serving thread's turns on a two-core machine. Linux keeps
- * a nice value per thread, and this thread's id is the tail of /proc/thread-self; elsewhere the
- * parse keeps the process's priority.
- */
-function yieldToTheServingThread (): void {
-  try {
-    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), 19)
-  } catch {
-    // No /proc/thread-self: not Linux, where the parse keeps the process's priority.
-  }
-}
-
 if (parentPort !== null) {
-  yieldToTheServingThread()
+  // The parse gives way to the serving thread: while an upload's COPY keeps the database busy, a
+  // parse at full priority took the serving thread's turns on a two-core machine. Called here too:
+  // this thread, and a loader's thread it may have started, did not exist when the ingest called it.
+  servingThreadFirst()
   parentPort.on('message', (job: CsvJob) => { parentPort?.postMessage(parse(job)) })
 }

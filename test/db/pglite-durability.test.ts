@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,6 +9,7 @@ import { projectRoot } from '../../src/project-root.js'
 import { CSV_HEADER } from '../../src/domain/price-csv.js'
 import { loadSampleTowns, sampleCycles } from '../../scripts/sample/generate.js'
 import { serverArgs } from '../support/dist.js'
+import { threadNiceness } from '../support/threads.js'
 
 /**
  * The embedded PGlite keeps what it acknowledged, as PostgreSQL does: the server runs as a real
@@ -107,6 +108,13 @@ t.test('[D36] PGlite mode: data survives a restart; after SIGKILL mid-upload non
   // A new directory: created by the D36 initdb child, then migrated.
   let server = await startServer(dataDir)
   t.teardown(async () => { await stopServer(server, 'SIGKILL') })
+  if (existsSync('/proc/self/task')) {
+    // Not durability, but a real server process is here: requests come first (src/serving-thread-first.ts).
+    const pid = server.child.pid ?? 0
+    const threads = threadNiceness(pid)
+    t.equal(threads.get(pid), 0, 'the serving thread keeps its priority')
+    t.same([...threads].filter(([id, nice]) => id !== pid && nice !== 19), [], `the server's ${threads.size - 1} other threads run at nice 19`)
+  }
 
   const first = await ingest(server.url, EARLIER_CSV)
   t.equal(first.status, 201)
