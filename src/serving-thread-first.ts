@@ -8,8 +8,8 @@ import { setPriority } from 'node:os'
  * keeps a nice value per thread and lists the threads in /proc/self/task; the serving thread's id
  * is the process id. A thread started later takes its starter's priority, so the ingest and its
  * worker call this again for each parse. Raising a nice value needs no privilege, and it cannot be
- * lowered again without one, so it is never undone; outside Linux nothing changes. Measured with
- * the bench's reads during uploads: their p99 a fifth lower, the HTTP rows unchanged.
+ * lowered again without one, so it is never undone; outside Linux nothing changes. What it gains
+ * and costs is measured by the bench (bench/NOTES.md).
  */
 export function servingThreadFirst (): void {
   let threads: string[]

@@ -29,8 +29,8 @@ function isFile (path) {
  * tap (its process-info hook and this one): TypeBox's ES build is 247 files and drizzle-orm's
  * 111, more than half of what a test file that builds the app imports. Their CommonJS builds (the
  * same code, compiled by their authors for `require`) load the files behind the entry with
- * `require`, which the hooks never see: 1.9 s of CPU for such a file against 2.1 s. Where the
- * hooks run in the loading thread (Node 22.15+) that round trip is gone, and so is this.
+ * `require`, which the hooks never see (test/README.md has what it saves). Where the hooks run in
+ * the loading thread (Node 22.15+) that round trip is gone, and so is this.
  */
 const OFF_THREAD = typeof module.registerHooks !== 'function'
 const COMMONJS_HERE = /^(@sinclair\/typebox|drizzle-orm)(\/|$)/
