@@ -29,7 +29,7 @@ export async function pricesPageSql (dbUrl: string, serviceUrl: string, sameIds:
   try {
     let captured: { text: string, params: unknown[] } | undefined
     const db = drizzle(sql, { logger: { logQuery: (text, params) => { captured = { text, params } } } }) as unknown as AppDb
-    const repository = new PricesRepository({ kind: 'postgres', db, sql, schema: undefined, close: async () => {} })
+    const repository = new PricesRepository({ kind: 'postgres', db, sql, openListener: undefined, schema: undefined, close: async () => {} })
     await repository.listPrices({ limit: LIM, offset: OFF })
     if (captured === undefined) throw new Error('Drizzle logged no query')
     const { text, params } = captured

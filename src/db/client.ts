@@ -6,7 +6,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import postgres from 'postgres'
 import { lockDataDir } from './data-dir-lock.js'
-import { postgresOptions } from './postgres/options.js'
+import { listenerOptions, postgresOptions } from './postgres/options.js'
 import { initPgliteDataDir, pgliteStartParams } from './pglite-memory.js'
 import { stopAfterPanic } from './pglite-panic.js'
 import * as schema from './schema.js'
@@ -17,8 +17,10 @@ export type AppDb = PgDatabase<PgQueryResultHKT, typeof schema>
 export interface Database {
   readonly kind: 'pglite' | 'postgres'
   readonly db: AppDb
-  /** postgres.js client (PostgreSQL mode only): LISTEN/NOTIFY and COPY. */
+  /** postgres.js client (PostgreSQL mode only): NOTIFY and COPY. */
   readonly sql: postgres.Sql | undefined
+  /** PostgreSQL mode only: a client of its own for LISTEN, its connection named as given. */
+  readonly openListener: ((applicationName: string) => postgres.Sql) | undefined
   readonly schema: string | undefined
   close: () => Promise<void>
 }
@@ -35,7 +37,10 @@ export interface DatabaseOptions {
 }
 
 export async function openDatabase (options: DatabaseOptions): Promise<Database> {
-  if (options.url !== undefined) return postgresDatabase(postgres(options.url, postgresOptions(options)), options.schema)
+  const url = options.url
+  if (url !== undefined) {
+    return postgresDatabase(postgres(url, postgresOptions(options)), options.schema, (name) => postgres(url, listenerOptions(options, name)))
+  }
   const dataDir = options.dataDir ?? 'memory://'
   // One process at a time on a data directory: PGlite takes no lock of its own.
   const lock = dataDir.includes('://') ? undefined : lockDataDir(dataDir)
@@ -49,11 +54,13 @@ export async function openDatabase (options: DatabaseOptions): Promise<Database>
   }
 }
 
-export function postgresDatabase (sql: postgres.Sql, schemaName?: string): Database {
+/** Without `openListener`, LISTEN shares `sql`'s own listening connection, which writers do not count. */
+export function postgresDatabase (sql: postgres.Sql, schemaName?: string, openListener?: (applicationName: string) => postgres.Sql): Database {
   return {
     kind: 'postgres',
     db: drizzlePostgres(sql, { schema }) as unknown as AppDb,
     sql,
+    openListener,
     schema: schemaName,
     close: async () => { await sql.end({ timeout: 5 }) }
   }
@@ -85,6 +92,7 @@ export async function pgliteDatabase (client: PGlite): Promise<Database> {
     kind: 'pglite',
     db: drizzlePglite(stopAfterPanic(client), { schema }) as unknown as AppDb,
     sql: undefined,
+    openListener: undefined,
     schema: undefined,
     close: async () => { if (!client.closed) await client.close() }
   }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { listenForPriceChanges, pricesChangedChannel } from '../db/channels.js'
+import { confirmPricesChanged, countListeners, listenForPriceChanges, pricesChangedChannel } from '../db/channels.js'
 import { IngestLockBusy } from '../db/locks.js'
 import { HttpError } from '../http-server/http-error.js'
 import { settlesWithin } from '../settles-within.js'
@@ -13,8 +13,8 @@ declare module 'fastify' {
   }
 }
 
-/** The longest a write waits, after its commit, to hear its own notification back and for the
- * reload of the latest prices before it answers. */
+/** The longest a write waits, after its commit, for every replica to confirm its notification and
+ * for the reload of the latest prices before it answers. */
 export const NOTIFY_WAIT_MS = 2000
 
 export const INGEST_RUNNING = 'An upload or another withdrawal is still running. Try again later.'
@@ -33,45 +33,77 @@ interface ReaderVisibleWrite<T> {
 
 interface Notification {
   payload: string
-  /** Settles when this replica hears the payload back, or after `NOTIFY_WAIT_MS`. */
-  heard: Promise<void>
+  /** Settles once every replica listening has confirmed the payload, or `NOTIFY_WAIT_MS` after the call. */
+  heard: () => Promise<void>
   cancel: () => void
 }
 
-/** A (re)connect clears the read cache too, as notifications sent meanwhile are lost (D26);
- * on PGlite one process holds the database, so the writer's own refresh is enough. */
+/**
+ * Every replica, on another's notification, clears its read cache and then confirms on the same
+ * channel; the writer answers once as many replicas as listen (itself included) have confirmed,
+ * so no replica serves the old data after the answer, however late it read its notification.
+ * A (re)connect clears the read cache too, as notifications sent meanwhile are lost (D26);
+ * on PGlite one process holds the database, so the writer's own refresh is enough.
+ */
 async function cacheInvalidation (app: FastifyInstance): Promise<void> {
   const waiting = new Map<string, () => void>()
   const channel = pricesChangedChannel(app.database)
   let connections = 0
-  const stopListening = await listenForPriceChanges(app.database, (payload) => {
-    const ownWrite = waiting.get(payload)
-    if (ownWrite !== undefined) {
-      ownWrite() // this replica refreshed its cache after its own commit
-      return
+  const stopListening = await listenForPriceChanges(app.database, {
+    confirmed: (payload) => { waiting.get(payload)?.() },
+    changed: (payload) => {
+      const ownWrite = waiting.get(payload)
+      if (ownWrite !== undefined) {
+        ownWrite() // this replica refreshes its own cache after its commit
+        return
+      }
+      app.readCache.clear()
+      app.log.debug({ channel }, 'read cache cleared by a notification')
+      // A write from outside the service (the import script) sends no payload and waits for nobody.
+      if (payload !== '') {
+        confirmPricesChanged(app.database, payload)
+          .catch((err: unknown) => { app.log.warn({ err, channel }, 'could not confirm a notification; its writer answers after its wait') })
+      }
+    },
+    connected: () => {
+      connections++
+      app.readCache.clear()
+      if (connections > 1) app.log.info({ channel }, 'notification listener reconnected; read cache cleared')
     }
-    app.readCache.clear()
-    app.log.debug({ channel }, 'read cache cleared by a notification')
-  }, () => {
-    connections++
-    app.readCache.clear()
-    if (connections > 1) app.log.info({ channel }, 'notification listener reconnected; read cache cleared')
   })
   if (stopListening !== undefined) app.addHook('onClose', async () => { await stopListening().catch(() => {}) })
 
   const expectNotification = (): Notification => {
     const payload = randomUUID()
-    if (stopListening === undefined) return { payload, heard: Promise.resolve(), cancel: () => {} }
-    let done = (): void => {}
-    const heard = new Promise<void>((resolve) => {
-      const timer = setTimeout(() => done(), NOTIFY_WAIT_MS)
-      done = () => {
-        clearTimeout(timer)
-        waiting.delete(payload)
-        resolve()
+    if (stopListening === undefined) return { payload, heard: async () => {}, cancel: () => {} }
+    // Counted before the commit: a replica that starts listening later clears at its connect.
+    let expected = Infinity
+    let confirmed = 0
+    let settled = false
+    let timer: NodeJS.Timeout | undefined
+    let settle = (): void => {}
+    const all = new Promise<void>((resolve) => { settle = resolve })
+    const done = (): void => {
+      settled = true
+      clearTimeout(timer)
+      waiting.delete(payload)
+      settle()
+    }
+    const check = (): void => { if (confirmed >= expected) done() }
+    // Registered before the write runs: this replica may hear its own commit before COMMIT returns.
+    waiting.set(payload, () => { confirmed++; check() })
+    // At least this replica's own notification, should its listener be reconnecting.
+    countListeners(app.database).then((n) => { expected = Math.max(n, 1); check() }, () => { expected = 1; check() })
+    const heard = async (): Promise<void> => {
+      // The wait starts at the commit, however long the write itself took.
+      if (!settled) {
+        timer = setTimeout(() => {
+          app.log.warn({ channel, confirmed, expected }, 'not every replica confirmed a change within the wait; answering anyway')
+          done()
+        }, NOTIFY_WAIT_MS)
       }
-      waiting.set(payload, done)
-    })
+      await all
+    }
     return { payload, heard, cancel: done }
   }
 
@@ -94,7 +126,7 @@ async function cacheInvalidation (app: FastifyInstance): Promise<void> {
     // Refreshed after COMMIT and answered once every replica heard (spec 4.2 rule 6), so after this
     // answer no replica serves the old data; then the shared cache drops its copies (D70). Until
     // the refresh lands, readers overlapping the write are served the answer from before it.
-    const [refreshed] = await Promise.all([settlesWithin(app.readCache.refreshLatest(), NOTIFY_WAIT_MS), notification.heard])
+    const [refreshed] = await Promise.all([settlesWithin(app.readCache.refreshLatest(), NOTIFY_WAIT_MS), notification.heard()])
     // A reload held up by a stalled database must not delay the answer, nor leave the old answer
     // serving after it: the cache is emptied and the next readers load for themselves.
     if (!refreshed) app.readCache.clear()

@@ -46,11 +46,16 @@ export async function startService (env: Record<string, string>): Promise<Servic
   })
 }
 
-/** A TCP proxy to a target port that can drop every connection and refuse new ones, then recover. */
+/**
+ * A TCP proxy to a target port that can drop every connection and refuse new ones, then recover,
+ * and can hold what the target sends for a while (a replica that reads its database late).
+ */
 export class CuttableProxy {
   private server: Server | undefined
   private readonly sockets = new Set<Socket>()
   port = 0
+  /** Milliseconds every chunk from the target is held before the client gets it, in order. */
+  delayMs = 0
 
   constructor (private readonly targetPort: number, private readonly targetHost = '127.0.0.1') {}
 
@@ -64,7 +69,24 @@ export class CuttableProxy {
         s.on('error', () => { client.destroy(); upstream.destroy() })
       }
       client.pipe(upstream)
-      upstream.pipe(client)
+      // Chunks from the target wait in order, each until its time (now + delayMs when it came).
+      const held: Array<{ at: number, chunk: Buffer | null }> = []
+      let timer: NodeJS.Timeout | undefined
+      const release = (): void => {
+        timer = undefined
+        while (held.length > 0 && (held[0]?.at ?? 0) <= Date.now()) {
+          const { chunk } = held.shift() as { chunk: Buffer | null }
+          if (chunk === null) client.end()
+          else client.write(chunk)
+        }
+        if (held.length > 0) timer = setTimeout(release, (held[0]?.at ?? 0) - Date.now())
+      }
+      const hold = (chunk: Buffer | null): void => {
+        held.push({ at: Date.now() + this.delayMs, chunk })
+        if (timer === undefined) release()
+      }
+      upstream.on('data', hold)
+      upstream.on('end', () => { hold(null) })
     })
     await new Promise<void>((resolve) => this.server?.listen(this.port, '127.0.0.1', resolve))
   }

@@ -1,6 +1,8 @@
 import { randomInt } from 'node:crypto'
+import postgres from 'postgres'
 import t from 'tap'
-import { ADMIN_URL, TEST_REDIS_URL, createDatabase, csvForm, startService } from './_harness.js'
+import { INGEST_LOCK_KEY } from '../../src/db/locks.js'
+import { ADMIN_URL, CuttableProxy, TEST_REDIS_URL, createDatabase, csvForm, sleep, startService } from './_harness.js'
 import { needs } from '../services.js'
 
 /**
@@ -20,13 +22,23 @@ const cycle = (superPetrol: string): string => [
 const database = await createDatabase()
 t.teardown(database.drop)
 const env = { DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, INGEST_TOKEN: TOKEN, TRUST_PROXY: 'true' }
-const [a, b] = await Promise.all([startService(env), startService(env)])
-t.teardown(async () => { await Promise.all([a.stop(), b.stop()]) })
+// C reads its database through a proxy that can hold what PostgreSQL sends, notifications included.
+const late = new CuttableProxy(database.port)
+await late.start()
+t.teardown(async () => { await late.close() })
+const throughLate = new URL(database.url)
+throughLate.port = String(late.port)
+const [a, b, c] = await Promise.all([startService(env), startService(env), startService({ ...env, DATABASE_URL: throughLate.toString() })])
+t.teardown(async () => { await Promise.all([a.stop(), b.stop(), c.stop()]) })
 
+// A random address, so that the requests of these tests and runs sharing this Redis never share an allowance.
+const randomAddress = (): string => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`
+/** A visitor of its own for each request: these tests count answers, not the rate limit. */
+const get = async (url: string): Promise<Response> => await fetch(url, { headers: { 'x-forwarded-for': randomAddress() } })
 const ingest = async (url: string, csv: string): Promise<Response> =>
-  await fetch(`${url}/v1/ingest/csv`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: csvForm(csv) })
+  await fetch(`${url}/v1/ingest/csv`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'x-forwarded-for': randomAddress() }, body: csvForm(csv) })
 const latestSuper = async (url: string): Promise<number[]> =>
-  ((await (await fetch(`${url}/v1/prices/latest`)).json()) as Array<{ super_petrol: number }>).map((p) => p.super_petrol)
+  ((await (await get(`${url}/v1/prices/latest`)).json()) as Array<{ super_petrol: number }>).map((p) => p.super_petrol)
 
 t.test('[D26] an ingest on A is visible in B\'s latest on the very next request', async (t) => {
   t.equal((await ingest(a.url, cycle('180.00'))).status, 201)
@@ -40,10 +52,52 @@ t.test('[D26] an ingest on A is visible in B\'s latest on the very next request'
   t.same(await latestSuper(a.url), [185.25, 185.25])
 })
 
+t.test('[D26] a write answers once every replica has cleared, even one that hears it late, and waits 2 s at most', async (t) => {
+  t.equal((await ingest(a.url, cycle('186.00'))).status, 201)
+  t.same(await latestSuper(c.url), [186, 186], 'C filled its cache')
+  late.delayMs = 400
+  const started = Date.now()
+  t.equal((await ingest(a.url, cycle('187.00'))).status, 201)
+  t.ok(Date.now() - started >= 400, 'A answered only after C could have heard')
+  t.same(await latestSuper(c.url), [187, 187], 'C cleared its cache before A answered')
+  // A replica that cannot confirm within the wait does not hold the write longer than it.
+  late.delayMs = 3500
+  t.equal((await ingest(a.url, cycle('188.00'))).status, 201)
+  late.delayMs = 0
+  t.same(await latestSuper(c.url), [187, 187], 'A answered before C heard')
+  t.match(a.output(), /"confirmed":2,"expected":3,"msg":"not every replica confirmed a change within the wait; answering anyway"/)
+  let seen: number[] = []
+  for (let i = 0; i < 30 && seen[0] !== 188; i++) {
+    await sleep(200)
+    seen = await latestSuper(c.url)
+  }
+  t.same(seen, [188, 188], 'and C cleared when the notification reached it')
+})
+
+t.test('[D26] the 2 s wait for confirmations starts at the commit, however long the write took', async (t) => {
+  // Another session holds the ingest lock for 2.5 s, so A's ingest commits well after it began.
+  const holder = postgres(database.url, { max: 1, onnotice: () => {} })
+  t.teardown(async () => { await holder.end() })
+  let taken = (): void => {}
+  const lockTaken = new Promise<void>((resolve) => { taken = resolve })
+  const held = holder.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${INGEST_LOCK_KEY}::bigint)`
+    taken()
+    await sleep(2500)
+  })
+  await lockTaken
+  late.delayMs = 400
+  const answer = ingest(a.url, cycle('189.00'))
+  await held
+  t.equal((await answer).status, 201)
+  late.delayMs = 0
+  t.same(await latestSuper(c.url), [189, 189], 'C cleared before A answered')
+})
+
 t.test('[D26] an ingest on A changes B\'s cached /v1/towns and /v1/prices pages at its next request', async (t) => {
-  const towns = async (url: string): Promise<string[]> => await (await fetch(`${url}/v1/towns`)).json() as string[]
+  const towns = async (url: string): Promise<string[]> => await (await get(`${url}/v1/towns`)).json() as string[]
   const page = async (url: string): Promise<number[]> =>
-    ((await (await fetch(`${url}/v1/prices?limit=10`)).json()) as Array<{ super_petrol: number }>).map((p) => p.super_petrol)
+    ((await (await get(`${url}/v1/prices?limit=10`)).json()) as Array<{ super_petrol: number }>).map((p) => p.super_petrol)
   t.equal((await ingest(a.url, cycle('181.00'))).status, 201)
   t.same(await towns(b.url), ['Mombasa', 'Nairobi'])
   t.same(await page(b.url), [181, 181])
@@ -54,11 +108,11 @@ t.test('[D26] an ingest on A changes B\'s cached /v1/towns and /v1/prices pages 
 })
 
 t.test('[D41] an ingest on A changes B\'s /v1/cycles, changes and feed at its next request', async (t) => {
-  const newest = async (url: string): Promise<string> => ((await (await fetch(`${url}/v1/cycles`)).json()) as Array<{ valid_from: string }>)[0]?.valid_from ?? ''
+  const newest = async (url: string): Promise<string> => ((await (await get(`${url}/v1/cycles`)).json()) as Array<{ valid_from: string }>)[0]?.valid_from ?? ''
   const nairobiChange = async (url: string): Promise<unknown> =>
-    ((await (await fetch(`${url}/v1/prices/changes?town=Nairobi`)).json()) as Array<{ super_petrol: unknown }>)[0]?.super_petrol
+    ((await (await get(`${url}/v1/prices/changes?town=Nairobi`)).json()) as Array<{ super_petrol: unknown }>)[0]?.super_petrol
   const feedHas = async (url: string, validFrom: string): Promise<boolean> =>
-    (await (await fetch(`${url}/v1/cycles/feed.atom`)).text()).includes(`<id>tag:fuelkenya.com,2026:cycles/${validFrom}</id>`)
+    (await (await get(`${url}/v1/cycles/feed.atom`)).text()).includes(`<id>tag:fuelkenya.com,2026:cycles/${validFrom}</id>`)
   t.equal(await newest(b.url), '2026-10-15')
   t.equal(await feedHas(b.url, '2026-11-15'), false)
   await nairobiChange(b.url) // cached on B now
@@ -70,8 +124,7 @@ t.test('[D41] an ingest on A changes B\'s /v1/cycles, changes and feed at its ne
 })
 
 t.test('[D22] 60 requests spread over A and B from one address: the 61st is 429 on either', await needs('redis'), async (t) => {
-  // A random address, so that runs sharing this Redis never share an allowance.
-  const ip = `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`
+  const ip = randomAddress()
   const headers = { 'x-forwarded-for': `${ip}, 127.0.0.1` }
   const remaining: string[] = []
   for (let i = 0; i < 60; i++) {

@@ -1,6 +1,6 @@
 import postgres from 'postgres'
 import { createPglite, pgliteDatabase, postgresDatabase, type Database, type DatabaseOptions } from '../../src/db/client.js'
-import { postgresOptions } from '../../src/db/postgres/options.js'
+import { listenerOptions, postgresOptions } from '../../src/db/postgres/options.js'
 
 /**
  * A Database that counts every statement sent to the driver (test-only): how tests prove that a
@@ -27,7 +27,8 @@ export async function openCountingDatabase (options: CountingDatabaseOptions): P
   if (options.url !== undefined) {
     // postgres.js reports every query it sends through `debug`.
     const sql = postgres(options.url, { ...postgresOptions(options), debug: (_connection, text, params) => seen(text, params) })
-    base = postgresDatabase(sql, options.schema)
+    const url = options.url
+    base = postgresDatabase(sql, options.schema, (name) => postgres(url, listenerOptions(options, name)))
   } else {
     // PGlite has no such hook: count at its three entry points, so nothing Drizzle sends is missed.
     const client = await createPglite(options.dataDir ?? 'memory://', { ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}) })
