@@ -10,27 +10,37 @@ interface MemorySlidingWindowOptions {
   now?: () => number
 }
 
-/** One key's log, also a node of the recency list (head = least recently seen). */
-interface MemoryEntry {
-  key: string
-  times: number[]
-  lastSeen: number
-  prev: MemoryEntry | undefined
-  next: MemoryEntry | undefined
-}
-
 /** At most this many expired entries are swept per hit, so no single request pays for a big sweep. */
 const SWEEP_PER_HIT = 64
 
-/** A Map plus a list in order of last hit, so sweeping and evicting are O(1) (reordering the Map degrades under a flood). */
+/** No slot: the end of the recency list. */
+const NONE = -1
+
+/**
+ * Each key holds a slot; the recency list (head = least recently seen), the last hit and a log of
+ * one time live in typed arrays by slot, and only a key with two or more times in the window has
+ * an array of its own. So a key costs its Map entry, its string and ~24 bytes, not an object, an
+ * array and a boxed number each: a flood of distinct addresses fills the 100,000 keys with half
+ * the heap, and sweeping and evicting stay O(1).
+ */
 export class MemorySlidingWindowStore implements SlidingWindowStore {
   readonly max: number
   readonly windowMs: number
   readonly maxKeys: number
   private readonly now: () => number
-  private readonly entries = new Map<string, MemoryEntry>()
-  private head: MemoryEntry | undefined
-  private tail: MemoryEntry | undefined
+  private readonly slots = new Map<string, number>()
+  /** Slot → key, to forget a key when its slot is swept or evicted. */
+  private readonly keys: string[] = []
+  private lastSeen = new Float64Array(0)
+  /** The key's only time in the window, while its log holds one. */
+  private onlyTime = new Float64Array(0)
+  private prev = new Int32Array(0)
+  private next = new Int32Array(0)
+  /** The log of a key with two or more times in the window, oldest first. */
+  private readonly logs = new Map<number, number[]>()
+  private readonly freeSlots: number[] = []
+  private head = NONE
+  private tail = NONE
 
   constructor (options: MemorySlidingWindowOptions = {}) {
     this.max = positiveInteger('max', options.max ?? DEFAULT_MAX)
@@ -40,7 +50,7 @@ export class MemorySlidingWindowStore implements SlidingWindowStore {
   }
 
   get size (): number {
-    return this.entries.size
+    return this.slots.size
   }
 
   async hit (key: string): Promise<HitResult> {
@@ -52,65 +62,105 @@ export class MemorySlidingWindowStore implements SlidingWindowStore {
     const cutoff = now - this.windowMs
     this.sweep(cutoff)
 
-    let entry = this.entries.get(key)
-    if (entry === undefined) {
-      // A one-element literal: `[]` + push() reserves 17 slots, and most entries hold one time.
-      entry = { key, times: [now], lastSeen: now, prev: undefined, next: undefined }
-      this.entries.set(key, entry)
-      this.append(entry)
-      if (this.entries.size > this.maxKeys && this.head !== undefined) this.remove(this.head)
+    let slot = this.slots.get(key)
+    if (slot === undefined) {
+      if (this.slots.size >= this.maxKeys && this.head !== NONE) this.remove(this.head)
+      slot = this.take(key)
+      this.lastSeen[slot] = now
+      this.onlyTime[slot] = now
       return { allowed: true, remaining: this.max - 1, resetMs: this.windowMs }
-    } else {
-      pruneTimes(entry.times, cutoff)
-      entry.lastSeen = now
-      this.unlink(entry)
-      this.append(entry)
     }
+    this.lastSeen[slot] = now
+    this.unlink(slot)
+    this.append(slot)
 
-    const times = entry.times
-    const allowed = times.length < this.max
-    if (allowed) times.push(now)
-    const oldest = times[0]
-    return {
-      allowed,
-      remaining: Math.max(0, this.max - times.length),
-      // Clamped: if the clock stepped back, a stored time can lie "in the future".
-      resetMs: oldest === undefined ? 0 : Math.min(this.windowMs, Math.max(0, oldest + this.windowMs - now))
+    const log = this.logs.get(slot)
+    if (log === undefined) {
+      const only = this.onlyTime[slot] as number
+      if (only <= cutoff) {
+        this.onlyTime[slot] = now
+        return { allowed: true, remaining: this.max - 1, resetMs: this.windowMs }
+      }
+      const allowed = this.max > 1
+      if (allowed) this.logs.set(slot, [only, now])
+      return { allowed, remaining: Math.max(0, this.max - (allowed ? 2 : 1)), resetMs: this.resetMs(only, now) }
     }
+    pruneTimes(log, cutoff)
+    const allowed = log.length < this.max
+    if (allowed) log.push(now)
+    const oldest = log[0] as number
+    if (log.length === 1) {
+      this.onlyTime[slot] = oldest
+      this.logs.delete(slot)
+    }
+    return { allowed, remaining: Math.max(0, this.max - log.length), resetMs: this.resetMs(oldest, now) }
   }
 
   async close (): Promise<void> {
-    this.entries.clear()
-    this.head = this.tail = undefined
+    this.slots.clear()
+    this.logs.clear()
+    this.keys.length = 0
+    this.freeSlots.length = 0
+    this.head = this.tail = NONE
+  }
+
+  // Clamped: if the clock stepped back, a stored time can lie "in the future".
+  private resetMs (oldest: number, now: number): number {
+    return Math.min(this.windowMs, Math.max(0, oldest + this.windowMs - now))
   }
 
   private sweep (cutoff: number): void {
     for (let budget = SWEEP_PER_HIT; budget > 0; budget--) {
       const oldest = this.head
-      if (oldest === undefined || oldest.lastSeen > cutoff) return
+      if (oldest === NONE || (this.lastSeen[oldest] as number) > cutoff) return
       this.remove(oldest)
     }
   }
 
-  private remove (entry: MemoryEntry): void {
-    this.unlink(entry)
-    this.entries.delete(entry.key)
+  /** A slot for a new key, at the end of the recency list; the arrays double when full. */
+  private take (key: string): number {
+    let slot = this.freeSlots.pop()
+    if (slot === undefined) {
+      slot = this.keys.length
+      if (slot === this.lastSeen.length) this.grow(Math.min(Math.max(64, slot * 2), this.maxKeys))
+    }
+    this.keys[slot] = key
+    this.slots.set(key, slot)
+    this.append(slot)
+    return slot
   }
 
-  private append (entry: MemoryEntry): void {
-    entry.prev = this.tail
-    entry.next = undefined
-    if (this.tail === undefined) this.head = entry
-    else this.tail.next = entry
-    this.tail = entry
+  private grow (capacity: number): void {
+    const widen = <A extends Float64Array | Int32Array>(from: A, to: A): A => { to.set(from); return to }
+    this.lastSeen = widen(this.lastSeen, new Float64Array(capacity))
+    this.onlyTime = widen(this.onlyTime, new Float64Array(capacity))
+    this.prev = widen(this.prev, new Int32Array(capacity))
+    this.next = widen(this.next, new Int32Array(capacity))
   }
 
-  private unlink (entry: MemoryEntry): void {
-    if (entry.prev === undefined) this.head = entry.next
-    else entry.prev.next = entry.next
-    if (entry.next === undefined) this.tail = entry.prev
-    else entry.next.prev = entry.prev
-    entry.prev = entry.next = undefined
+  private remove (slot: number): void {
+    this.unlink(slot)
+    this.slots.delete(this.keys[slot] as string)
+    this.keys[slot] = '' // the key's string is free to go
+    this.logs.delete(slot)
+    this.freeSlots.push(slot)
+  }
+
+  private append (slot: number): void {
+    this.prev[slot] = this.tail
+    this.next[slot] = NONE
+    if (this.tail === NONE) this.head = slot
+    else this.next[this.tail] = slot
+    this.tail = slot
+  }
+
+  private unlink (slot: number): void {
+    const prev = this.prev[slot] as number
+    const next = this.next[slot] as number
+    if (prev === NONE) this.head = next
+    else this.next[prev] = next
+    if (next === NONE) this.tail = prev
+    else this.prev[next] = prev
   }
 }
 

@@ -2,6 +2,8 @@ import t, { type Test } from 'tap'
 import net from 'node:net'
 import { once } from 'node:events'
 import { randomBytes } from 'node:crypto'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import type { Redis } from 'ioredis'
 import { DEFAULT_MAX_KEYS, MemorySlidingWindowStore } from '../../src/rate-limit/memory-store.js'
 import { RedisSlidingWindowStore } from '../../src/rate-limit/redis-store.js'
@@ -155,6 +157,58 @@ t.test('MemorySlidingWindowStore', async (t) => {
     clock.now = T0 + 60_000 // the old keys' last hits are now exactly one window old
     store.hitSync('new')
     t.equal(store.size, 2)
+  })
+
+  t.test('D22: a key given an evicted key\'s place starts with a full allowance, its own log only', async (t) => {
+    const clock = { now: T0 }
+    const store = new MemorySlidingWindowStore({ max: 5, maxKeys: 2, now: () => clock.now })
+    for (let i = 0; i < 4; i++) { clock.now += 1000; store.hitSync('busy') } // a log of four times
+    clock.now += 1000
+    store.hitSync('quiet')
+    store.hitSync('new') // busy, the least recently seen, makes way
+    t.equal(store.size, 2)
+    t.strictSame(store.hitSync('new'), { allowed: true, remaining: 3, resetMs: 60_000 })
+    t.strictSame(store.hitSync('busy'), { allowed: true, remaining: 4, resetMs: 60_000 }, 'evicted: a fresh allowance')
+    clock.now += 30_000
+    t.strictSame(store.hitSync('busy'), { allowed: true, remaining: 3, resetMs: 30_000 })
+  })
+
+  t.test('D22: a log back to one time in the window counts on from it', async (t) => {
+    const clock = { now: T0 }
+    const store = new MemorySlidingWindowStore({ max: 3, now: () => clock.now })
+    store.hitSync('a')
+    clock.now += 40_000
+    store.hitSync('a')
+    clock.now += 30_000 // the first left the window; the second is 30 s old
+    t.strictSame(store.hitSync('a'), { allowed: true, remaining: 1, resetMs: 30_000 })
+    t.strictSame(store.hitSync('a'), { allowed: true, remaining: 0, resetMs: 30_000 })
+    t.strictSame(store.hitSync('a'), { allowed: false, remaining: 0, resetMs: 30_000 })
+    clock.now += 30_000
+    t.strictSame(store.hitSync('a'), { allowed: true, remaining: 0, resetMs: 30_000 }, 'the oldest left: two 30 s old and this one')
+  })
+
+  t.test('with one request allowed, the second in the window is refused until the first leaves', async (t) => {
+    const clock = { now: T0 }
+    const store = new MemorySlidingWindowStore({ max: 1, now: () => clock.now })
+    t.strictSame(store.hitSync('a'), { allowed: true, remaining: 0, resetMs: 60_000 })
+    clock.now += 20_000
+    t.strictSame(store.hitSync('a'), { allowed: false, remaining: 0, resetMs: 40_000 })
+    clock.now += 40_000
+    t.strictSame(store.hitSync('a'), { allowed: true, remaining: 0, resetMs: 60_000 })
+  })
+
+  t.test('100,000 keys, as a flood of fresh addresses leaves them, hold under 12 MB of heap', async (t) => {
+    // About 200 bytes a key when each had an object, an array and a boxed time: 19.5 MB.
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    gc()
+    const before = process.memoryUsage().heapUsed
+    const store = new MemorySlidingWindowStore({ now: () => T0 })
+    for (let i = 0; i < DEFAULT_MAX_KEYS; i++) store.hitSync(`10.${(i >>> 16) & 255}.${(i >>> 8) & 255}.${i & 255}`)
+    gc()
+    const used = process.memoryUsage().heapUsed - before
+    t.equal(store.size, DEFAULT_MAX_KEYS)
+    t.ok(used < 12 * 1024 * 1024, `${(used / 1024 / 1024).toFixed(1)} MB`)
   })
 
   t.test('rejects a non-positive limit', async (t) => {
