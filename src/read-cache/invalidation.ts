@@ -73,11 +73,12 @@ async function cacheInvalidation (app: FastifyInstance): Promise<void> {
   })
   if (stopListening !== undefined) app.addHook('onClose', async () => { await stopListening().catch(() => {}) })
 
-  const expectNotification = (): Notification => {
+  const expectNotification = async (): Promise<Notification> => {
     const payload = randomUUID()
     if (stopListening === undefined) return { payload, heard: async () => {}, cancel: () => {} }
-    // Counted before the commit: a replica that starts listening later clears at its connect.
-    let expected = Infinity
+    // Counted before the write begins: a replica that starts listening later clears at its connect.
+    // At least this replica's own notification, should its listener be reconnecting.
+    const expected = Math.max(await countListeners(app.database).catch(() => 1), 1)
     let confirmed = 0
     let settled = false
     let timer: NodeJS.Timeout | undefined
@@ -89,11 +90,8 @@ async function cacheInvalidation (app: FastifyInstance): Promise<void> {
       waiting.delete(payload)
       settle()
     }
-    const check = (): void => { if (confirmed >= expected) done() }
     // Registered before the write runs: this replica may hear its own commit before COMMIT returns.
-    waiting.set(payload, () => { confirmed++; check() })
-    // At least this replica's own notification, should its listener be reconnecting.
-    countListeners(app.database).then((n) => { expected = Math.max(n, 1); check() }, () => { expected = 1; check() })
+    waiting.set(payload, () => { if (++confirmed >= expected) done() })
     const heard = async (): Promise<void> => {
       // The wait starts at the commit, however long the write itself took.
       if (!settled) {
@@ -108,7 +106,7 @@ async function cacheInvalidation (app: FastifyInstance): Promise<void> {
   }
 
   app.decorate('commitAndInvalidate', async <T>(write: ReaderVisibleWrite<T>): Promise<T> => {
-    const notification = expectNotification()
+    const notification = await expectNotification()
     let result: T
     try {
       result = await write.run(notification.payload)

@@ -6,8 +6,9 @@ import { ADMIN_URL, FaultProxy, type FaultPoint, createDatabase, csvForm, sleep,
 /**
  * D47: the backend serving an ingest, a dry run or a read is terminated in each phase of its work
  * (the proxy holds the phase's first message back while the test terminates every backend of the
- * service): the process stays up, no broken connection is reused, reads answer again within
- * seconds, the next ingest succeeds, and the table holds exactly what the files say.
+ * service, its listening connection included): the process stays up, no broken connection is
+ * reused, reads answer again within seconds, the next ingest succeeds, and the table holds
+ * exactly what the files say.
  */
 if (ADMIN_URL === '') throw new Error('test/replicas needs TEST_DATABASE_URL (run it with npm run test:replicas)')
 
@@ -73,7 +74,7 @@ for (const poolMax of [1, 10]) {
 
     const terminate = async (): Promise<void> => {
       await direct`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-        WHERE datname = current_database() AND application_name = 'fuel-price-service'`
+        WHERE datname = current_database() AND (application_name = 'fuel-price-service' OR application_name LIKE 'fuel-listener %')`
     }
     const count = async (): Promise<number> => Number((await direct`SELECT count(*)::int AS n FROM fuel_prices`)[0]?.n)
 
