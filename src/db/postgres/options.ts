@@ -29,10 +29,10 @@ export function postgresOptions (options: DatabaseOptions): postgres.Options<Rec
 }
 
 /** The options of the one connection that LISTENs: named, so that a writer can count the replicas
- * that must confirm a change (PostgreSQL keeps the first 63 bytes of a name). */
+ * that must confirm a change. */
 export function listenerOptions (options: DatabaseOptions, applicationName: string): postgres.Options<Record<string, postgres.PostgresType>> {
   const pooled = postgresOptions(options)
-  return { ...pooled, max: 1, connection: { ...pooled.connection, application_name: applicationName.slice(0, 63) } }
+  return { ...pooled, max: 1, connection: { ...pooled.connection, application_name: applicationName } }
 }
 
 interface SocketTarget { host: string[], port: number[], path?: string | false }
