@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import { Worker } from 'node:worker_threads'
 import t from 'tap'
 import { servingThreadFirst } from '../src/serving-thread-first.js'
-import { threadNiceness } from './support/threads.js'
+import { notLowered, threadNiceness } from './support/threads.js'
 
 t.test('every thread but the serving one runs at nice 19, a thread started since included; the serving thread keeps its priority', { skip: existsSync('/proc/self/task') ? false : 'threads have no nice value of their own outside Linux' }, async (t) => {
   // A thread started by the serving thread takes its priority, 0.
@@ -16,6 +16,6 @@ t.test('every thread but the serving one runs at nice 19, a thread started since
   servingThreadFirst()
   const after = threadNiceness()
   t.equal(after.get(process.pid), 0, 'the serving thread')
-  t.same([...after].filter(([id, nice]) => id !== process.pid && nice !== 19), [], 'every other thread at nice 19')
+  t.same(notLowered(after), [], 'every other thread at nice 19')
   t.ok(after.size >= 3, `${after.size} threads: the serving one, V8's helpers, the worker`)
 })

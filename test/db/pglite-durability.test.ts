@@ -9,7 +9,7 @@ import { projectRoot } from '../../src/project-root.js'
 import { CSV_HEADER } from '../../src/domain/price-csv.js'
 import { loadSampleTowns, sampleCycles } from '../../scripts/sample/generate.js'
 import { serverArgs } from '../support/dist.js'
-import { threadNiceness } from '../support/threads.js'
+import { notLowered, threadNiceness } from '../support/threads.js'
 
 /**
  * The embedded PGlite keeps what it acknowledged, as PostgreSQL does: the server runs as a real
@@ -113,7 +113,7 @@ t.test('[D36] PGlite mode: data survives a restart; after SIGKILL mid-upload non
     const pid = server.child.pid ?? 0
     const threads = threadNiceness(pid)
     t.equal(threads.get(pid), 0, 'the serving thread keeps its priority')
-    t.same([...threads].filter(([id, nice]) => id !== pid && nice !== 19), [], `the server's ${threads.size - 1} other threads run at nice 19`)
+    t.same(notLowered(threads, pid), [], `the server's ${threads.size - 1} other threads run at nice 19`)
   }
 
   const first = await ingest(server.url, EARLIER_CSV)

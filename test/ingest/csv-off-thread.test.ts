@@ -9,7 +9,7 @@ import { packRows, rowsOfBatch, unpackRows, type PriceRow } from '../../src/doma
 import { OFF_THREAD_BYTES, csvRowBatches, type ReadsBeside } from '../../src/ingest/csv-off-thread.js'
 import { cycleCsvBatches, parseCycleCsv } from '../../src/ingest/csv.js'
 import { Slices } from '../../src/ingest/slices.js'
-import { threadNiceness } from '../support/threads.js'
+import { notLowered, threadNiceness } from '../support/threads.js'
 
 /**
  * A large upload is decoded and parsed in a worker thread, a small one on the main thread: either
@@ -162,7 +162,7 @@ t.test('the worker parses at the lowest priority, beside every thread but the se
   const text = file(LARGE * 3)
   t.equal((await read(new TextEncoder().encode(text))).length, LARGE * 3)
   const parsed = threadNiceness()
-  t.same([...parsed].filter(([id, nice]) => id !== process.pid && nice !== 19), [], 'the idle worker and every other thread but the serving one at nice 19')
+  t.same(notLowered(parsed), [], 'the idle worker and every other thread but the serving one at nice 19')
   t.equal(parsed.get(process.pid), 0, 'the serving thread keeps its priority')
   const batches = csvRowBatches(new TextEncoder().encode(text), WINDOW, new Slices())
   t.equal((await batches.next()).done, false)
@@ -175,5 +175,5 @@ t.test('the worker parses at the lowest priority, beside every thread but the se
   const again = threadNiceness()
   // Its thread, and under the tests' TypeScript loader on Node 20 the loader's own thread.
   t.ok([...again.keys()].filter((id) => !abandoned.has(id)).length > 0, 'in a thread of its own')
-  t.same([...again].filter(([id, nice]) => id !== process.pid && nice !== 19), [], 'at nice 19 too')
+  t.same(notLowered(again), [], 'at nice 19 too')
 })

@@ -12,3 +12,8 @@ export function threadNiceness (pid: number | 'self' = 'self'): Map<number, numb
   }
   return nice
 }
+
+/** The threads of `threads` (from threadNiceness) other than the serving one, `pid`, not at nice 19: none, when requests come first. */
+export function notLowered (threads: Map<number, number>, pid = process.pid): Array<[number, number]> {
+  return [...threads].filter(([id, nice]) => id !== pid && nice !== 19)
+}
