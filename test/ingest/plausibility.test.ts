@@ -225,12 +225,14 @@ t.test('[D57] a review of 20,000 towns is linear and lets other callbacks run wh
   let reviewing = true
   const count = async (): Promise<void> => { while (reviewing) { await nextTurn(); turns++ } }
   const counting = count()
-  const started = performance.now()
+  // CPU time, not wall time: on a busy machine the wall clock also counts the turns other processes get.
+  const cpu = process.cpuUsage()
   const [review] = await reviewCycles(rows, before, 0.15)
-  const ms = performance.now() - started
+  const { user, system } = process.cpuUsage(cpu)
   reviewing = false
   await counting
-  t.ok(ms < 5000, `20,000 towns reviewed in ${Math.round(ms)} ms (the quadratic rule took about a minute)`)
+  const ms = (user + system) / 1000
+  t.ok(ms < 5000, `20,000 towns reviewed in ${Math.round(ms)} ms of CPU (the quadratic rule took about a minute)`)
   t.ok(turns > 1, `the event loop turned ${turns} times during the review`)
   t.strictSame(review?.warnings.map((w) => `${w.town} ${w.kind}`), ['Town 7 moved', 'Town 7 outlier'])
   t.strictSame([review?.inserted, review?.changes.length, review?.changesNotListed], [towns, 5000, towns - 5000])

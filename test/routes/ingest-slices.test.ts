@@ -34,7 +34,7 @@ async function post (base: string, path: string, file: string): Promise<{ status
   return { status: res.status, body: await res.text(), headers: res.headers }
 }
 
-t.test('[D57] a 20,000-town dry run of a first cycle completes in seconds while /v1/health keeps answering over a real socket, the slowest within 1 s', async (t) => {
+t.test('[D57] a 20,000-town dry run of a first cycle completes while /v1/health keeps answering over a real socket, the slowest within 1 s', async (t) => {
   // The parse, the checks and the review in slices; the one read of what is stored finds nothing
   // (against a stored cycle of 20,000 towns: test/postgres/dry-run-latency.test.ts).
   const towns = 20_000
@@ -56,7 +56,10 @@ t.test('[D57] a 20,000-town dry run of a first cycle completes in seconds while 
   t.strictSame(body.cycles[0]?.warnings.map((w) => `${w.town} ${w.kind}`), ['Town 12345 outlier'])
   const worst = Math.max(...latencies)
   t.comment(`dry run ${Math.round(ms)} ms; ${latencies.length} health probes during it, the slowest ${worst.toFixed(1)} ms`)
-  t.ok(ms < 10_000, `the dry run took ${Math.round(ms)} ms`)
+  // A bound on "never", not a speed: the parse runs at the lowest priority beside the other test
+  // files (alone it takes about a second; 11 s was seen with four files at once on two cores). That
+  // the review is linear is checked in CPU time by test/ingest/plausibility.test.ts.
+  t.ok(ms < 60_000, `the dry run took ${Math.round(ms)} ms`)
   t.ok(latencies.length >= 10, `${latencies.length} probes answered while it ran`)
   t.strictSame(statuses, [200])
   t.comment(`the event loop's p99 delay: ${loopDelayP99Ms.toFixed(1)} ms (100 ms is the target on a quiet machine)`)
