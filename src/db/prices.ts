@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm'
 import { FuelPrice as FuelPriceSchema, type FuelPrice } from '../generated/openapi.js'
 import { rowsOf, type AppDb, type Database } from './client.js'
 import { inFieldOrder } from './field-order.js'
@@ -175,14 +175,14 @@ function filterConditions (filter: { town: FilterValue | undefined, startDate: F
   return conditions
 }
 
-/** Rows after `row` in the list's order: valid_from desc, then lower(town) byte-wise, then id. */
+/**
+ * Rows after `row` in the list's order: valid_from desc, then lower(town) byte-wise, then id. The
+ * first bound alone is redundant, but it is the one the order index can start from: without it each
+ * batch of an export scanned every row before it (the 30th batch of a 20-year table, 29,000 rows).
+ */
 function after (row: FuelPrice): SQL {
-  const town = townOrder(sql`${row.town}`)
-  return or(
-    lt(fuelPrices.validFrom, row.valid_from),
-    and(
-      eq(fuelPrices.validFrom, row.valid_from),
-      or(gt(townOrderKey, town), and(eq(townOrderKey, town), gt(fuelPrices.id, row.id)))
-    )
+  return and(
+    lte(fuelPrices.validFrom, row.valid_from),
+    or(lt(fuelPrices.validFrom, row.valid_from), sql`(${townOrderKey}, ${fuelPrices.id}) > (${townOrder(sql`${row.town}`)}, ${row.id})`)
   ) as SQL
 }

@@ -20,7 +20,9 @@ await database.db.execute(sql`
 await database.db.execute(sql`ANALYZE fuel_prices`)
 t.teardown(resetData)
 
-interface PlanNode { 'Node Type': string, 'Relation Name'?: string, 'Index Name'?: string, Plans?: PlanNode[] }
+interface PlanNode { 'Node Type': string, 'Relation Name'?: string, 'Index Name'?: string, 'Actual Rows'?: number, 'Rows Removed by Filter'?: number, Plans?: PlanNode[] }
+
+const planNodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(planNodes)]
 
 /** Every node that reads fuel_prices or one of its indexes (a bitmap index scan names no table). */
 function scans (node: PlanNode): Array<{ type: string, index: string | undefined }> {
@@ -41,8 +43,8 @@ async function statementsOf (call: () => Promise<unknown>): Promise<Array<{ text
   return seen
 }
 
-async function explain (text: string, params: readonly unknown[], generic: boolean): Promise<PlanNode> {
-  const query = `EXPLAIN (FORMAT JSON) ${text}`
+async function explain (text: string, params: readonly unknown[], generic: boolean, analyze = false): Promise<PlanNode> {
+  const query = `EXPLAIN (${analyze ? 'ANALYZE, ' : ''}FORMAT JSON) ${text}`
   const run = async (q: string, p: readonly unknown[]): Promise<unknown> =>
     database.sql !== undefined ? await database.sql.unsafe(q, p as never[]) : rowsOf(await database.db.execute(sql.raw(inline(q, p))))
   // plan_cache_mode only matters inside a transaction-free session setting; set and reset it.
@@ -106,4 +108,21 @@ t.test('/v1/prices/latest: max(valid_from) and the cycle read both from the orde
   const found = scans(await explain(statement!.text, statement!.params, false))
   t.ok(found.some((s) => s.index === 'fuel_prices_order_idx'), JSON.stringify(found))
   t.same(notIndexed(found), [], JSON.stringify(found))
+})
+
+t.test('the CSV export: each keyset batch starts its index scan at its own cycle, never at the table\'s start', async (t) => {
+  // Thirty batches of 1,000: the thirtieth follows the 29,000th row, 108 rows into the 125th cycle.
+  const sizes: number[] = []
+  const statements = await statementsOf(async () => {
+    for await (const batch of repo.streamPrices({}, 1000)) {
+      if (sizes.push(batch.length) === 30) break
+    }
+  })
+  t.strictSame([sizes.length, new Set(sizes).size, sizes[0], statements.length], [30, 1, 1000, 30])
+  const last = statements[29] as { text: string, params: readonly unknown[] }
+  const plan = await explain(last.text, last.params, false, true)
+  const read = planNodes(plan).filter((n) => n['Index Name'] === 'fuel_prices_order_idx')
+  t.equal(read.length, 1, JSON.stringify(plan))
+  // Read from the index: the batch, and before it only the rows of its own cycle up to the last one sent.
+  t.strictSame([read[0]?.['Actual Rows'], read[0]?.['Rows Removed by Filter']], [1000, 108])
 })
