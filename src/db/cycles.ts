@@ -59,13 +59,23 @@ const CHANGE_JSON = jsonObject(PriceChange, {
 export class CyclesRepository {
   constructor (private readonly db: AppDb) {}
 
-  /** GET /v1/cycles: newest first, paged like /v1/prices; `[]` past the end. */
+  /**
+   * GET /v1/cycles: newest first, paged like /v1/prices; `[]` past the end. The page's newest cycle
+   * is found first, one index probe per cycle skipped, and the summaries start there: summarising
+   * every cycle up to the offset cost a deep page of a 50-year history most of a second.
+   */
   async listCycles (limit: number, offset: number): Promise<string> {
     const result = await this.db.execute<{ body: string | null }>(sql`
+      WITH RECURSIVE newest (v) AS (
+        SELECT max(valid_from) FROM fuel_prices
+        UNION ALL
+        SELECT (SELECT max(valid_from) FROM fuel_prices WHERE valid_from < newest.v) FROM newest WHERE newest.v IS NOT NULL
+      ), page AS (SELECT v FROM newest WHERE v IS NOT NULL LIMIT ${limit} OFFSET ${offset})
       SELECT '[' || string_agg(c.summary::text, ',' ORDER BY c.valid_from DESC) || ']' AS body
       FROM (
         SELECT f.valid_from, ${CYCLE_JSON} AS summary FROM fuel_prices AS f
-        GROUP BY f.valid_from, f.valid_to ORDER BY f.valid_from DESC LIMIT ${limit} OFFSET ${offset}
+        WHERE f.valid_from <= (SELECT max(v) FROM page)
+        GROUP BY f.valid_from, f.valid_to ORDER BY f.valid_from DESC LIMIT ${limit}
       ) AS c`)
     return rowsOf<{ body: string | null }>(result)[0]?.body ?? '[]'
   }

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
 import t from 'tap'
 import { rowsOf } from '../../src/db/client.js'
+import { CyclesRepository } from '../../src/db/cycles.js'
 import { PricesRepository, type PriceFilter } from '../../src/db/prices.js'
 import { resetData, testDatabase } from '../helper.js'
 
@@ -20,7 +21,7 @@ await database.db.execute(sql`
 await database.db.execute(sql`ANALYZE fuel_prices`)
 t.teardown(resetData)
 
-interface PlanNode { 'Node Type': string, 'Relation Name'?: string, 'Index Name'?: string, 'Actual Rows'?: number, 'Rows Removed by Filter'?: number, Plans?: PlanNode[] }
+interface PlanNode { 'Node Type': string, 'Relation Name'?: string, 'Index Name'?: string, Alias?: string, 'Actual Rows'?: number, 'Rows Removed by Filter'?: number, Plans?: PlanNode[] }
 
 const planNodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(planNodes)]
 
@@ -114,7 +115,7 @@ t.test('the CSV export: each keyset batch starts its index scan at its own cycle
   // Thirty batches of 1,000: the thirtieth follows the 29,000th row, 108 rows into the 125th cycle.
   const sizes: number[] = []
   const statements = await statementsOf(async () => {
-    for await (const batch of repo.streamPrices({}, 1000)) {
+    for await (const batch of repo.streamPrices({ offset: 0 }, 1000)) {
       if (sizes.push(batch.length) === 30) break
     }
   })
@@ -125,4 +126,17 @@ t.test('the CSV export: each keyset batch starts its index scan at its own cycle
   t.equal(read.length, 1, JSON.stringify(plan))
   // Read from the index: the batch, and before it only the rows of its own cycle up to the last one sent.
   t.strictSame([read[0]?.['Actual Rows'], read[0]?.['Rows Removed by Filter']], [1000, 108])
+})
+
+t.test('/v1/cycles: a deep page summarises its own cycles, not every cycle before it', async (t) => {
+  const cycles = new CyclesRepository(database.db)
+  const page = JSON.parse(await cycles.listCycles(10, 200)) as Array<{ valid_from: string, towns: number }>
+  t.strictSame([page.length, page[0]?.valid_from, page[9]?.valid_from, page[0]?.towns], [10, '2010-02-15', '2009-05-15', 233])
+  const [statement] = await statementsOf(async () => await cycles.listCycles(10, 200))
+  const plan = await explain(statement!.text, statement!.params, false, true)
+  const read = planNodes(plan).filter((n) => n.Alias === 'f')
+  t.equal(read.length, 1, JSON.stringify(plan))
+  // Ten cycles of 233 rows, the eleventh (sorted whole to know the tenth has ended) and one row of
+  // the twelfth: 2,564 rows, where summarising from the newest cycle read 211 cycles and a row (49,164).
+  t.equal(read[0]?.['Actual Rows'], 11 * 233 + 1, JSON.stringify(read[0]))
 })
