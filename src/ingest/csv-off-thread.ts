@@ -122,10 +122,13 @@ export async function * csvRowBatches (bytes: Uint8Array, window: CycleWindow, s
   let fault: unknown
   let wake: (() => void) | undefined
   const rest = beside === undefined ? undefined : new Int32Array(new SharedArrayBuffer(4))
+  const judgeReads = (): void => { if (rest !== undefined && beside !== undefined) Atomics.store(rest, 0, readsGoingOn(beside) ? REST_WHILE_READS : 0) }
+  // Judged before the first batch too: a busy thread may read no batch message until the parse is done.
+  judgeReads()
   // Batches are taken as they come: the writer's COPY sends each while the worker parses on.
   rows.on('message', (batch: PackedRows) => {
     arrived.push(batch)
-    if (rest !== undefined && beside !== undefined) Atomics.store(rest, 0, readsGoingOn(beside) ? REST_WHILE_READS : 0)
+    judgeReads()
     wake?.()
   })
   const job = run(worker, { bytes: own, window, rows: port2, rest }).then(
