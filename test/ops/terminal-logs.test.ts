@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { terminalLogger } from '../../src/app.js'
@@ -8,6 +7,7 @@ import { loadConfig } from '../../src/config.js'
 import { serverArgs } from '../support/dist.js'
 import { seedDataDir } from '../support/pglite-template.js'
 import { freePort } from '../support/processes.js'
+import { tempDir } from '../support/temp-dir.js'
 
 /** Readable lines at a terminal outside production; JSON lines everywhere else. */
 t.test('terminalLogger: pino-pretty only on a TTY and outside production', async (t) => {
@@ -24,7 +24,7 @@ t.test('terminalLogger: pino-pretty only on a TTY and outside production', async
 
 const SCRIPT = '/usr/bin/script'
 t.test('the server at a terminal prints readable lines', { skip: existsSync(SCRIPT) ? false : `${SCRIPT} (util-linux) not found to give the server a terminal` }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'fuel-tty-'))
+  const dir = tempDir('fuel-tty-')
   const out = join(dir, 'out.txt')
   const port = await freePort()
   const server = (await serverArgs()).join(' ')

@@ -1,6 +1,6 @@
+import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { sql } from 'drizzle-orm'
@@ -11,6 +11,7 @@ import { openApiDocument } from '../support/openapi-document.js'
 import { pgliteTemplate, seedDataDir, templatePath } from '../support/pglite-template.js'
 // @ts-expect-error plain JavaScript for Node's module hooks, with no declarations
 import { compileAhead } from '../support/typescript-hooks.mjs'
+import { tempDir } from '../support/temp-dir.js'
 
 /** The fixtures made once per run (test/support/pglite-template.ts, openapi-document.ts, the TypeScript cache). */
 const journal = JSON.parse(readFileSync(new URL('../../drizzle/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] }
@@ -27,13 +28,15 @@ t.test('the PGlite template: every migration applied, no rows, and each copy its
   }
   const [a, b] = [await open(), await open()]
   t.equal(await migrationsApplied(a), journal.entries.length, 'the migrations of drizzle/, all applied')
+  t.same(rowsOf<{ datname: string }>(await a.db.execute(sql`SELECT datname FROM pg_database ORDER BY datname`)), [{ datname: 'postgres' }], 'the one database, without the templates')
+  t.ok((await pgliteTemplate()).size < 30_000_000, `the dump: ${(await pgliteTemplate()).size} bytes`)
   t.equal(rowsOf<{ n: number }>(await a.db.execute(sql`SELECT count(*)::int AS n FROM fuel_prices`))[0]?.n, 0)
   await a.db.execute(sql`INSERT INTO fuel_prices (town, super_petrol, diesel, kerosene, valid_from, valid_to) VALUES ('Nairobi', 1, 1, 1, '2026-01-15', '2026-02-14')`)
   t.equal(rowsOf<{ n: number }>(await b.db.execute(sql`SELECT count(*)::int AS n FROM fuel_prices`))[0]?.n, 0, 'a row written in one copy is not in another')
 })
 
 t.test('seedDataDir: a DATA_DIR the service opens as an existing, migrated database', async (t) => {
-  const dataDir = await seedDataDir(join(mkdtempSync(join(tmpdir(), 'fuel-seeded-')), 'data'))
+  const dataDir = await seedDataDir(join(tempDir('fuel-seeded-'), 'data'))
   const database = await openDatabase({ dataDir })
   t.teardown(async () => { await database.close() })
   t.equal(await migrationsApplied(database), journal.entries.length)
@@ -49,7 +52,7 @@ t.test('openApiDocument: openapi.yaml as parsed, the same object for every calle
 
 t.test('compileAhead: a TypeScript file the cache lacks is compiled once, then loaded from the cache; an edit compiles it again', async (t) => {
   const compile = compileAhead as (paths: string[]) => number
-  const file = join(mkdtempSync(join(tmpdir(), 'fuel-compile-ahead-')), 'probe.ts')
+  const file = join(tempDir('fuel-compile-ahead-'), 'probe.ts')
   const marker = randomUUID() // text no earlier run has cached
   writeFileSync(file, `export const marker: string = '${marker}'\n`)
   t.equal(compile([file]), 1, 'not in the cache: compiled')
@@ -57,4 +60,15 @@ t.test('compileAhead: a TypeScript file the cache lacks is compiled once, then l
   t.equal(((await import(pathToFileURL(file).href)) as { marker: string }).marker, marker, 'the loader runs the compiled file')
   writeFileSync(file, `export const marker: string = '${marker}-edited'\n`)
   t.equal(compile([file]), 1, 'an edited file is compiled again')
+})
+
+t.test('tempDir: the directory is removed when the process that made it exits', async (t) => {
+  const made = execFileSync(process.execPath, ['--import=./test/support/typescript.mjs', '--input-type=module', '-e', `
+    const { writeFileSync } = await import('node:fs')
+    const { tempDir } = await import('./test/support/temp-dir.ts')
+    const dir = tempDir('fuel-probe-')
+    writeFileSync(dir + '/file', 'kept until exit')
+    console.log(dir)`], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } }).trim()
+  t.match(made, /\/fuel-probe-[^/]+$/)
+  t.equal(existsSync(made), false, 'gone with its file')
 })

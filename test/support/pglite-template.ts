@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url'
 /**
  * The migrated embedded database, made once and loaded by every test file: initdb and the
  * migrations cost a PGlite process seconds of CPU, loading a dumped data directory a fraction of
- * that (test/README.md has the figures). The dump is keyed by PGlite's version and the migration
- * files, so a new migration or a PGlite upgrade makes a new one; tap's `before` script
- * (test/support/before.ts) makes it ahead of the run, and a file run on its own makes it under a
- * lock, so parallel files never build it twice.
+ * that (test/README.md has the figures). The dump is keyed by PGlite's version, the migration files
+ * and this file, so a new migration, a PGlite upgrade or a new recipe makes a new one; tap's
+ * `before` script (test/support/before.ts) makes it ahead of the run, and a file run on its own
+ * makes it under a lock, so parallel files never build it twice.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const CACHE_DIR = join(ROOT, 'node_modules', '.cache', 'fuel-price-service')
@@ -17,10 +17,11 @@ const MIGRATIONS = join(ROOT, 'drizzle')
 /** A lock older than this was left by a killed process: building the dump takes seconds. */
 const STALE_LOCK_MS = 120_000
 
-/** The dump's file: one name per PGlite version and migration set. */
+/** The dump's file: one name per PGlite version, migration set and recipe. */
 export function templatePath (): string {
   const hash = createHash('sha256')
   hash.update(readFileSync(join(ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json')))
+  hash.update(readFileSync(fileURLToPath(import.meta.url))) // how the dump is made, below
   for (const file of listFiles(MIGRATIONS)) hash.update(file).update(readFileSync(join(MIGRATIONS, file)))
   return join(CACHE_DIR, `pglite-migrated-${hash.digest('hex').slice(0, 16)}.tar`)
 }
@@ -63,6 +64,11 @@ async function build (file: string): Promise<void> {
   const client = await createPglite('memory://')
   try {
     await migrateDatabase(await pgliteDatabase(client))
+    // The service and the tests use the database `postgres` alone: without the two template
+    // databases the dump is 25 MB, not 40, and each test file starts PGlite with it ~0.17 s of CPU sooner.
+    await client.exec("UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')")
+    await client.exec('DROP DATABASE template0')
+    await client.exec('DROP DATABASE template1')
     // Written to disk now, so loading the dump starts without a crash recovery.
     await client.exec('CHECKPOINT')
     const dump = await client.dumpDataDir('none')
