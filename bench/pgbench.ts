@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { drizzle } from 'drizzle-orm/postgres-js'
@@ -64,13 +64,18 @@ export async function pgbench (dbUrl: string, script: string, connections: numbe
   const database = new URL(dbUrl).pathname.slice(1)
   const meter = new CpuMeter([], admin, database)
   await meter.start()
-  const child = track(spawn('pgbench', ['-n', '-M', 'prepared', '-c', String(connections), '-j', '1', '-T', String(Math.max(1, Math.round(seconds))), '-f', file, dbUrl], {
-    stdio: ['ignore', 'pipe', 'pipe']
-  }))
   let out = ''
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => { out += d })
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => { out += d })
-  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)))
+  let code: number | null
+  try {
+    const child = track(spawn('pgbench', ['-n', '-M', 'prepared', '-c', String(connections), '-j', '1', '-T', String(Math.max(1, Math.round(seconds))), '-f', file, dbUrl], {
+      stdio: ['ignore', 'pipe', 'pipe']
+    }))
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => { out += d })
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => { out += d })
+    code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)))
+  } finally {
+    rmSync(dir, { recursive: true, force: true }) // one per run: twenty were left in /tmp by each bench
+  }
   const cpuSeconds = await meter.stop()
   const value = (re: RegExp): number => Number(re.exec(out)?.[1] ?? Number.NaN)
   const transactions = value(/number of transactions actually processed: (\d+)/)

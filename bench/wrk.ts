@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BENCH_DIR, track } from './processes.js'
@@ -52,7 +52,11 @@ interface WrkDone {
 }
 
 export async function wrk (run: WrkRun): Promise<LoadResult> {
-  dir ??= mkdtempSync(join(tmpdir(), 'fuel-bench-wrk-'))
+  if (dir === undefined) {
+    const made = mkdtempSync(join(tmpdir(), 'fuel-bench-wrk-'))
+    process.once('exit', () => { rmSync(made, { recursive: true, force: true }) }) // the request files, kept for the whole bench
+    dir = made
+  }
   const file = join(dir, `requests-${files++}.txt`)
   writeFileSync(file, run.requests.map((r) => [r.path, ...Object.entries(r.headers ?? {}).map(([k, v]) => `${k}: ${v}`)].join('\t')).join('\n') + '\n')
   const args = ['-t1', `-c${run.connections}`, `-d${Math.max(1, Math.round(run.durationSec))}s`, '--timeout', '30s',
