@@ -53,5 +53,11 @@ t.test('Redis frozen for 10 s under load', async (t) => {
   }
   t.ok(recovered, 'the recovery is logged once Redis answers')
   const lines = service.output().split('\n').filter((l) => l.includes('rate-limit store'))
-  t.same(lines.map((l) => (JSON.parse(l) as { level: number }).level), [40, 40], 'the outage and the recovery, once each, at warn')
+  const said = lines.map((l) => JSON.parse(l) as { level: number, msg: string }).map(({ level, msg }) => `${level} ${msg.includes('available again') ? 'recovered' : 'unavailable'}`)
+  // The outage and its recovery, once each. On a machine loaded enough that a command times out
+  // again just after the thaw (CI once, at 248 requests a second before the freeze), one relapse
+  // and its recovery follow: still at warn, alternating, never a line per request.
+  const relapse = ['40 unavailable', '40 recovered', '40 unavailable', '40 recovered']
+  t.ok(said.length >= 2, `${said.length} lines`)
+  t.same(said, relapse.slice(0, said.length), 'the outage first, then alternating, each at warn, at most one relapse')
 })
