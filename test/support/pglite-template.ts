@@ -82,7 +82,7 @@ async function build (file: string): Promise<void> {
 
 /**
  * The file's bytes as PGlite's loadDataDir takes them (it only calls arrayBuffer()): a real Blob
- * would copy the 40 MB twice more on the way, a fifth of a second per test file.
+ * would copy the dump twice more on the way (a fifth of a second per test file at 40 MB).
  */
 async function readIfThere (file: string): Promise<Blob | undefined> {
   let bytes: Buffer

@@ -5,9 +5,9 @@ import { join } from 'node:path'
 const made: string[] = []
 
 /**
- * A new directory under the system's temporary folder, removed when this test process exits: after
- * every teardown, so a server started in it has stopped writing there. A seeded DATA_DIR is ~40 MB,
- * and a run that left its directories behind filled /tmp by ~200 MB.
+ * A new directory under the system's temporary folder, removed when this test process exits:
+ * after every teardown, so a server started in it has stopped writing there. A seeded DATA_DIR is
+ * tens of MB, and a run that left its directories behind filled /tmp by ~200 MB.
  */
 export function tempDir (prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix))
