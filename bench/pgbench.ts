@@ -1,13 +1,11 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { writeFileSync } from 'node:fs'
 import { drizzle } from 'drizzle-orm/postgres-js'
 import postgres from 'postgres'
 import type { AppDb } from '../src/db/client.js'
 import { PricesRepository } from '../src/db/prices.js'
 import { CpuMeter } from './cpu.js'
-import { rawGet, runnerAddress, track } from './processes.js'
+import { rawGet, runnerAddress, scratchFile, track } from './processes.js'
 
 /**
  * The cold /v1/prices ceiling: pgbench running the service's own SQL (from Drizzle's logger, checked
@@ -56,26 +54,22 @@ export async function pricesPageSql (dbUrl: string, serviceUrl: string, sameIds:
 
 export interface PgbenchResult { transactions: number, tps: number, latencyMs: number, cpuSeconds: number, backendsVisible: boolean }
 
+let scripts = 0
+
 /** `pgbench -M prepared -c <connections> -j 1 -T <seconds>` on the script; CPU of its backends. */
 export async function pgbench (dbUrl: string, script: string, connections: number, seconds: number, admin: postgres.Sql): Promise<PgbenchResult> {
-  const dir = mkdtempSync(join(tmpdir(), 'fuel-bench-pgbench-'))
-  const file = join(dir, 'page.sql')
+  const file = scratchFile(`page-${scripts++}.sql`)
   writeFileSync(file, script)
   const database = new URL(dbUrl).pathname.slice(1)
   const meter = new CpuMeter([], admin, database)
   await meter.start()
+  const child = track(spawn('pgbench', ['-n', '-M', 'prepared', '-c', String(connections), '-j', '1', '-T', String(Math.max(1, Math.round(seconds))), '-f', file, dbUrl], {
+    stdio: ['ignore', 'pipe', 'pipe']
+  }))
   let out = ''
-  let code: number | null
-  try {
-    const child = track(spawn('pgbench', ['-n', '-M', 'prepared', '-c', String(connections), '-j', '1', '-T', String(Math.max(1, Math.round(seconds))), '-f', file, dbUrl], {
-      stdio: ['ignore', 'pipe', 'pipe']
-    }))
-    child.stdout?.setEncoding('utf8').on('data', (d: string) => { out += d })
-    child.stderr?.setEncoding('utf8').on('data', (d: string) => { out += d })
-    code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)))
-  } finally {
-    rmSync(dir, { recursive: true, force: true }) // one per run: twenty were left in /tmp by each bench
-  }
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => { out += d })
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => { out += d })
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)))
   const cpuSeconds = await meter.stop()
   const value = (re: RegExp): number => Number(re.exec(out)?.[1] ?? Number.NaN)
   const transactions = value(/number of transactions actually processed: (\d+)/)

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startServer, stopProcess } from '../test/support/processes.js'
@@ -9,6 +10,17 @@ export { cpuSeconds, memory, rawGet, resetPeak, type RawResponse } from '../test
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url))
 export const ROOT = join(BENCH_DIR, '..')
 export const INGEST_TOKEN = 'bench-token'
+
+let scratch: string | undefined
+/** A path in this bench's own temporary folder (wrk's request lists, pgbench's script), removed when the bench exits. */
+export function scratchFile (name: string): string {
+  if (scratch === undefined) {
+    const made = mkdtempSync(join(tmpdir(), 'fuel-bench-'))
+    process.once('exit', () => { rmSync(made, { recursive: true, force: true }) })
+    scratch = made
+  }
+  return join(scratch, name)
+}
 
 /** Every child still running, so a failure or Ctrl-C can stop them all (by pid, nothing else). */
 const live = new Set<ChildProcess>()

@@ -1,8 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { BENCH_DIR, track } from './processes.js'
+import { BENCH_DIR, scratchFile, track } from './processes.js'
 import type { LoadRequest, LoadResult } from './protocol.js'
 
 /** The load generator: Debian's wrk, one thread, bench/fresh-client.lua giving each request a fresh X-Forwarded-For. */
@@ -26,7 +25,6 @@ export function ensureWrk (log: (m: string) => void): string {
   }
 }
 
-let dir: string | undefined
 let files = 0
 
 export interface WrkRun {
@@ -52,12 +50,7 @@ interface WrkDone {
 }
 
 export async function wrk (run: WrkRun): Promise<LoadResult> {
-  if (dir === undefined) {
-    const made = mkdtempSync(join(tmpdir(), 'fuel-bench-wrk-'))
-    process.once('exit', () => { rmSync(made, { recursive: true, force: true }) }) // the request files, kept for the whole bench
-    dir = made
-  }
-  const file = join(dir, `requests-${files++}.txt`)
+  const file = scratchFile(`requests-${files++}.txt`)
   writeFileSync(file, run.requests.map((r) => [r.path, ...Object.entries(r.headers ?? {}).map(([k, v]) => `${k}: ${v}`)].join('\t')).join('\n') + '\n')
   const args = ['-t1', `-c${run.connections}`, `-d${Math.max(1, Math.round(run.durationSec))}s`, '--timeout', '30s',
     '-s', join(BENCH_DIR, 'fresh-client.lua'), run.url, '--', file, String(run.ipStart), ...(run.statuses === true ? ['statuses'] : [])]

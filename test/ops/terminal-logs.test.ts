@@ -7,7 +7,6 @@ import { loadConfig } from '../../src/config.js'
 import { serverArgs } from '../support/dist.js'
 import { seedDataDir } from '../support/pglite-template.js'
 import { freePort } from '../support/processes.js'
-import { tempDir } from '../support/temp-dir.js'
 
 /** Readable lines at a terminal outside production; JSON lines everywhere else. */
 t.test('terminalLogger: pino-pretty only on a TTY and outside production', async (t) => {
@@ -24,7 +23,7 @@ t.test('terminalLogger: pino-pretty only on a TTY and outside production', async
 
 const SCRIPT = '/usr/bin/script'
 t.test('the server at a terminal prints readable lines', { skip: existsSync(SCRIPT) ? false : `${SCRIPT} (util-linux) not found to give the server a terminal` }, async (t) => {
-  const dir = tempDir('fuel-tty-')
+  const dir = t.testdir()
   const out = join(dir, 'out.txt')
   const port = await freePort()
   const server = (await serverArgs()).join(' ')

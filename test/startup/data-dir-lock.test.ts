@@ -2,10 +2,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { DataDirInUseError, LOCK_FILE, lockDataDir } from '../../src/db/data-dir-lock.js'
-import { tempDir } from '../support/temp-dir.js'
 
 t.test('[D33] the lock holds this pid, refuses a second holder while alive, and is released', async (t) => {
-  const dir = join(tempDir('fuel-lock-'), 'data')
+  const dir = join(t.testdir(), 'data')
   const lock = lockDataDir(dir)
   t.equal(readFileSync(join(dir, LOCK_FILE), 'utf8'), `${process.pid}\n`)
   lock.release()
@@ -15,7 +14,7 @@ t.test('[D33] the lock holds this pid, refuses a second holder while alive, and 
 })
 
 t.test('[D33] a stale lock of a dead pid is taken over', async (t) => {
-  const dir = tempDir('fuel-lock-')
+  const dir = t.testdir()
   writeFileSync(join(dir, LOCK_FILE), '2147483646\n')
   const lock = lockDataDir(dir)
   t.equal(readFileSync(join(dir, LOCK_FILE), 'utf8'), `${process.pid}\n`)

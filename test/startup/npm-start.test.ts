@@ -11,7 +11,6 @@ import { HEADER } from '../fixtures/ingest.js'
 import { SAMPLE_TOWNS } from '../fixtures/towns.js'
 import { seedDataDir } from '../support/pglite-template.js'
 import { freePort, sleep } from '../support/processes.js'
-import { tempDir } from '../support/temp-dir.js'
 
 /**
  * D47: `npm start` (the README's command, for replicas too) is stopped by a SIGTERM sent to the
@@ -40,7 +39,7 @@ t.test('[D47] the grace after SIGTERM: the whole request timeout, then 10 s to c
 t.test('SIGTERM to npm start: in-flight upload finishes, then port and DATA_DIR are released', async (t) => {
   const port = await freePort()
   // An existing database: the first start's initdb is tested elsewhere (test/db/pglite-memory).
-  const dataDir = await seedDataDir(join(tempDir('fuel-npm-start-'), 'data'))
+  const dataDir = await seedDataDir(join(t.testdir(), 'data'))
   const npm = spawn('npm', ['start'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, INGEST_TOKEN: TOKEN, LOG_LEVEL: 'info' },

@@ -7,7 +7,6 @@ import t, { type Test } from 'tap'
 import { needs, TEST_POSTGRES_URL } from '../services.js'
 import { serverArgs } from '../support/dist.js'
 import { seedDataDir } from '../support/pglite-template.js'
-import { tempDir } from '../support/temp-dir.js'
 
 /** D33/D35: the server started as a real process, from dist/ as `npm start` runs it. */
 
@@ -46,19 +45,19 @@ async function busyPort (t: Test): Promise<number> {
 t.test('[D33] the port already in use', async (t) => {
   const port = await busyPort(t)
   // An existing database, so the start reaches the listen without an initdb first.
-  const dataDir = await seedDataDir(join(tempDir('fuel-d33-'), 'data'))
+  const dataDir = await seedDataDir(join(t.testdir(), 'data'))
   assertOneLine(t, await runServer({ PORT: String(port), DATA_DIR: dataDir }), `Cannot start: port ${port} is already in use on 127.0.0.1 (PORT, HOST)`)
 })
 
 t.test('[D33] a DATA_DIR that cannot be created', async (t) => {
-  const dir = tempDir('fuel-d33-')
+  const dir = t.testdir()
   writeFileSync(join(dir, 'file'), '')
   const dataDir = join(dir, 'file', 'data')
   assertOneLine(t, await runServer({ PORT: '0', DATA_DIR: dataDir }), `Cannot start: DATA_DIR ${dataDir} is not writable (ENOTDIR); fix its permissions or set another DATA_DIR`)
 })
 
 t.test('[D33] a DATA_DIR held by a running process', async (t) => {
-  const dir = tempDir('fuel-d33-')
+  const dir = t.testdir()
   // This test process is alive: its pid in the lock file is another running instance.
   writeFileSync(join(dir, 'fuel-price-service.lock'), `${process.pid}\n`)
   assertOneLine(t, await runServer({ PORT: '0', DATA_DIR: dir }), `Cannot start: DATA_DIR ${dir} is in use by another running instance of the service (pid ${process.pid}); stop it or set another DATA_DIR`)
@@ -75,7 +74,7 @@ t.test('[D33] a database that does not exist', await needs('postgres'), async (t
 })
 
 t.test('[D35] .env in the working directory is read; the environment wins', async (t) => {
-  const dir = tempDir('fuel-d35-')
+  const dir = t.testdir()
   const port = await busyPort(t)
   await seedDataDir(join(dir, 'data')) // an existing database: three starts without an initdb
   writeFileSync(join(dir, '.env'), `PORT=${port}\nDATA_DIR=${join(dir, 'data')}\n`)

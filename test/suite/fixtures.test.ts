@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -11,7 +10,6 @@ import { openApiDocument } from '../support/openapi-document.js'
 import { pgliteTemplate, seedDataDir, templatePath } from '../support/pglite-template.js'
 // @ts-expect-error plain JavaScript for Node's module hooks, with no declarations
 import { compileAhead } from '../support/typescript-hooks.mjs'
-import { tempDir } from '../support/temp-dir.js'
 
 /** The fixtures made once per run (test/support/pglite-template.ts, openapi-document.ts, the TypeScript cache). */
 const journal = JSON.parse(readFileSync(new URL('../../drizzle/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] }
@@ -36,7 +34,7 @@ t.test('the PGlite template: every migration applied, no rows, and each copy its
 })
 
 t.test('seedDataDir: a DATA_DIR the service opens as an existing, migrated database', async (t) => {
-  const dataDir = await seedDataDir(join(tempDir('fuel-seeded-'), 'data'))
+  const dataDir = await seedDataDir(join(t.testdir(), 'data'))
   const database = await openDatabase({ dataDir })
   t.teardown(async () => { await database.close() })
   t.equal(await migrationsApplied(database), journal.entries.length)
@@ -52,7 +50,7 @@ t.test('openApiDocument: openapi.yaml as parsed, the same object for every calle
 
 t.test('compileAhead: a TypeScript file the cache lacks is compiled once, then loaded from the cache; an edit compiles it again', async (t) => {
   const compile = compileAhead as (paths: string[]) => number
-  const file = join(tempDir('fuel-compile-ahead-'), 'probe.ts')
+  const file = join(t.testdir(), 'probe.ts')
   const marker = randomUUID() // text no earlier run has cached
   writeFileSync(file, `export const marker: string = '${marker}'\n`)
   t.equal(compile([file]), 1, 'not in the cache: compiled')
@@ -62,13 +60,12 @@ t.test('compileAhead: a TypeScript file the cache lacks is compiled once, then l
   t.equal(compile([file]), 1, 'an edited file is compiled again')
 })
 
-t.test('tempDir: the directory is removed when the process that made it exits', async (t) => {
-  const made = execFileSync(process.execPath, ['--import=./test/support/typescript.mjs', '--input-type=module', '-e', `
-    const { writeFileSync } = await import('node:fs')
-    const { tempDir } = await import('./test/support/temp-dir.ts')
-    const dir = tempDir('fuel-probe-')
-    writeFileSync(dir + '/file', 'kept until exit')
-    console.log(dir)`], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } }).trim()
-  t.match(made, /\/fuel-probe-[^/]+$/)
+t.test('a test\'s own directory (t.testdir, as the server and DATA_DIR tests use) is gone when the test ends', async (t) => {
+  let made = ''
+  await t.test('a test that writes there', async (t) => {
+    made = t.testdir()
+    writeFileSync(join(made, 'file'), 'kept until the test ends')
+  })
+  t.match(made, /\.tap\/fixtures\//)
   t.equal(existsSync(made), false, 'gone with its file')
 })
