@@ -38,16 +38,21 @@ function startWorker (): Worker {
 }
 
 /**
- * An upload's parse runs beside its COPY, each on a core of its own. While other requests arrive it
- * rests three times as long as each batch took, so a core stays free for them: readers come first,
- * and the upload then takes longer (100,190 rows beside reads every 5 ms: 1.2–1.8 s, not ~1 s).
- * Idle, it runs flat out and the upload costs about its COPY.
+ * Readers come first. Idle, an upload's parse runs flat out beside its COPY, each on a core of its
+ * own, and the upload costs about its COPY. While other requests arrive as it begins, the two take
+ * turns instead: the writer gets the first batch once the whole file is parsed, so the parse and
+ * PostgreSQL's COPY never hold both cores at once; and while requests arrive, the parse rests three
+ * times as long as each batch took. The upload then takes longer (100,190 rows beside reads every
+ * 5 ms: 2.1–3.0 s, against ~1 s idle and 1.8–2.2 s side by side), and the reads' p99 fell by a
+ * third against side by side (bench/NOTES.md).
  */
 export interface ReadsBeside {
   /** performance.now() of the latest request the service took. */
   lastRequestAt: () => number
   /** performance.now() of the upload's own request, which is not a read. */
   since: number
+  /** Set as the upload begins: the parse and the write take turns, as reads were going on. */
+  tookTurns?: boolean
   /** Set once the file is parsed: how long the parse gave way. */
   restedMs?: number
 }
@@ -125,6 +130,8 @@ export async function * csvRowBatches (bytes: Uint8Array, window: CycleWindow, s
   const judgeReads = (): void => { if (rest !== undefined && beside !== undefined) Atomics.store(rest, 0, readsGoingOn(beside) ? REST_WHILE_READS : 0) }
   // Judged before the first batch too: a busy thread may read no batch message until the parse is done.
   judgeReads()
+  const turns = beside !== undefined && readsGoingOn(beside)
+  if (beside !== undefined) beside.tookTurns = turns
   // Batches are taken as they come: the writer's COPY sends each while the worker parses on.
   rows.on('message', (batch: PackedRows) => {
     arrived.push(batch)
@@ -132,20 +139,24 @@ export async function * csvRowBatches (bytes: Uint8Array, window: CycleWindow, s
     wake?.()
   })
   const job = run(worker, { bytes: own, window, rows: port2, rest }).then(
-    (answer) => { outcome = answer; wake?.() },
+    (answer) => {
+      outcome = answer
+      if (beside !== undefined && answer.ok) beside.restedMs = answer.restedMs
+      wake?.()
+    },
     (err: unknown) => { fault = err ?? new Error('the CSV worker failed'); wake?.() })
   let taken = 0
   try {
     for (;;) {
       if (fault !== undefined) throw fault
       if (outcome?.ok === false) throw new IngestRejected(outcome.detail, outcome.line, outcome.fields)
-      if (taken < arrived.length) {
+      // Taking turns, nothing goes to the writer before the parse's end (and a refusal comes first).
+      if (taken < arrived.length && (!turns || outcome !== undefined)) {
         const batch = arrived[taken] as PackedRows
         arrived[taken++] = undefined // a yielded batch is the writer's to keep or drop
         yield batch
         if (slices.overdue()) await slices.turn()
       } else if (outcome?.ok === true && taken === outcome.batches) {
-        if (beside !== undefined) beside.restedMs = outcome.restedMs
         return
       } else {
         await new Promise<void>((resolve) => { wake = resolve })

@@ -165,6 +165,35 @@ t.test('while other requests come in, the parse rests between batches; idle, or 
   t.ok((beside.restedMs ?? 0) > 0, `it rested all the same (${(beside.restedMs ?? 0).toFixed(1)} ms)`)
 })
 
+t.test('while reads go on as a large file begins, the writer gets its first rows once the whole file is parsed: parse and COPY take turns', async (t) => {
+  const now = (): number => performance.now()
+  const lines = file(LARGE * 3).split('\n')
+  const bad = [...lines.slice(0, -3), (lines.at(-3) as string).replace('170.00', 'abc'), ...lines.slice(-2)].join('\n')
+  const refused: ReadsBeside = { since: 0, lastRequestAt: now }
+  let yielded = 0
+  const err = await (async () => {
+    for await (const _ of csvRowBatches(new TextEncoder().encode(bad), WINDOW, new Slices(), refused)) yielded++
+  })().then(() => undefined, (e: unknown) => e)
+  t.type(err, IngestRejected)
+  t.equal(refused.tookTurns, true)
+  t.equal(yielded, 0, 'a refusal near the end reached the writer before any batch')
+
+  const text = lines.join('\n')
+  const beside: ReadsBeside = { since: 0, lastRequestAt: now }
+  const rows: PriceRow[] = []
+  let parsedAtFirstBatch: boolean | undefined
+  for await (const batch of csvRowBatches(new TextEncoder().encode(text), WINDOW, new Slices(), beside)) {
+    parsedAtFirstBatch ??= beside.restedMs !== undefined
+    rows.push(...rowsOfBatch(batch))
+  }
+  t.equal(parsedAtFirstBatch, true, 'the parse had ended when the first batch reached the writer')
+  t.strictSame(rows, parseCycleCsv(text, WINDOW))
+
+  const idle: ReadsBeside = { since: 0, lastRequestAt: () => 0 }
+  t.strictSame(await read(new TextEncoder().encode(text), idle), parseCycleCsv(text, WINDOW))
+  t.equal(idle.tookTurns, false, 'idle, they run side by side')
+})
+
 t.test('the worker parses at the lowest priority, beside every thread but the serving one; one whose reader gives up is ended, and the next upload starts another', { skip: existsSync('/proc/thread-self') ? false : 'threads have no nice value of their own outside Linux' }, async (t) => {
   const text = file(LARGE * 3)
   t.equal((await read(new TextEncoder().encode(text))).length, LARGE * 3)

@@ -97,7 +97,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
         return await reply.code(200 as never).send(await inPlace(request, async () => await dryRun(request)) as never)
       }
       return await inPlace(request, async () => {
-        // Spec 4.5: every row is checked before the write commits; the COPY takes each batch as it is parsed (D46).
+        // Spec 4.5: every row is checked before the write commits; the COPY takes each batch as it is parsed, or once the whole file is, while reads go on (D46).
         const beside: ReadsBeside = { lastRequestAt: app.metrics.lastRequestAt, since: request.startedAt }
         const batches = await readBatches(request, new Slices(), config.now?.() ?? new Date(), beside)
         const outcome = await app.commitAndInvalidate({
@@ -108,7 +108,7 @@ const ingest: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { con
             app.metrics.rowsIngested.inc(outcome.recordsProcessed)
           }
         })
-        request.log.info({ ...logFields(outcome), parseRestedMs: beside.restedMs === undefined ? undefined : Math.round(beside.restedMs) }, 'csv ingested')
+        request.log.info({ ...logFields(outcome), parseTookTurns: beside.tookTurns, parseRestedMs: beside.restedMs === undefined ? undefined : Math.round(beside.restedMs) }, 'csv ingested')
         void reply.code(201)
         return {
           status: 'success' as const,
