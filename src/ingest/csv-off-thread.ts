@@ -42,9 +42,8 @@ function startWorker (): Worker {
  * own, and the upload costs about its COPY. While other requests arrive as it begins, the two take
  * turns instead: the writer gets the first batch once the whole file is parsed, so the parse and
  * PostgreSQL's COPY never hold both cores at once; and while requests arrive, the parse rests three
- * times as long as each batch took. The upload then takes longer (100,190 rows beside reads every
- * 5 ms: 2.1–3.0 s, against ~1 s idle and 1.8–2.2 s side by side), and the reads' p99 fell by a
- * third against side by side (bench/NOTES.md).
+ * times as long as each batch took. The upload then takes longer, and the readers' slowest answers
+ * come about a third sooner than with the two side by side (bench/NOTES.md has the figures).
  */
 export interface ReadsBeside {
   /** performance.now() of the latest request the service took. */
