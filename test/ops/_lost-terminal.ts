@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
@@ -9,8 +7,9 @@ import { freePort, rawGet, sleep } from '../support/processes.js'
 import { startOnTerminal, type TerminalProcess } from '../support/pty.js'
 
 /**
- * D60: the server on a real pseudo-terminal that the test closes under it (lost-terminal*.test.ts).
- * On Node 20 both log modes used to end in a process that spun at full CPU and ignored SIGTERM.
+ * The server on a real pseudo-terminal: its log lines as a terminal shows them (terminal-logs), and
+ * D60's terminal that the test closes under it (lost-terminal*.test.ts), where on Node 20 both log
+ * modes used to end in a process that spun at full CPU and ignored SIGTERM.
  */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -33,8 +32,7 @@ const LISTENING: Record<Mode, RegExp> = {
 export async function serverOnTerminal (t: Test, mode: Mode, controlling: boolean): Promise<{ server: TerminalProcess, url: string }> {
   const port = await freePort()
   // An existing database: the start is what `npm start` does on a restart, with no initdb first.
-  const dir = mkdtempSync(join(tmpdir(), 'fuel-lost-terminal-'))
-  const dataDir = await seedDataDir(join(dir, 'data'))
+  const dataDir = await seedDataDir(join(t.testdir(), 'data'))
   const server = await startOnTerminal({
     command: [process.execPath, ...await serverArgs()],
     cwd: ROOT,
@@ -43,7 +41,6 @@ export async function serverOnTerminal (t: Test, mode: Mode, controlling: boolea
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'debug', ...MODE_ENV[mode] }
   })
   t.teardown(server.kill)
-  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
   const url = `http://127.0.0.1:${port}`
   // The listening line is the event; the bound only turns "never" into a failure on a loaded machine.
   for (let i = 0; i < 900 && !LISTENING[mode].test(server.output()); i++) await sleep(100)
