@@ -10,7 +10,7 @@ import { todayInKenya } from '../../src/domain/cycle.js'
 import { build, resetData, testDatabase } from '../helper.js'
 import { HEADER, TOKEN, csv, rowCount } from '../fixtures/ingest.js'
 import { seedDataDir } from '../support/pglite-template.js'
-import { startServer } from '../support/processes.js'
+import { outputMatching, startServer } from '../support/processes.js'
 
 /** `npm run seed` and `npm run ingest`: the functions in-process, the entry points once each. */
 
@@ -212,7 +212,9 @@ t.test('[npm run seed] while the service holds the embedded database, the sample
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, INGEST_TOKEN: TOKEN, LOG_LEVEL: 'info' }
   })
   t.teardown(async () => { await server.stop('SIGTERM') })
-  t.match(server.output(), /"msg":"no prices stored yet: `npm run seed` loads a year of sample prices \(the service may keep running\)/, 'the start line on an empty database says how')
+  // Written after the listen, once a query has found the database empty: awaited as a line.
+  const emptyHint = /"msg":"no prices stored yet: `npm run seed` loads a year of sample prices \(the service may keep running\)/
+  t.match(await outputMatching(server, emptyHint), emptyHint, 'the start line on an empty database says how')
   const port = new URL(server.url).port
   const { PORT: _p, HOST: _h, DATABASE_URL: _d, ...env } = process.env
   const seeded = await run(TSX, [join(process.cwd(), 'scripts/seed.ts')], { cwd: dir, env: { ...env, DATA_DIR: dataDir, PORT: port, INGEST_TOKEN: TOKEN } })

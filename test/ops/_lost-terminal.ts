@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
 import { serverArgs } from '../support/dist.js'
 import { seedDataDir } from '../support/pglite-template.js'
-import { freePort, rawGet, sleep } from '../support/processes.js'
+import { freePort, outputMatching, rawGet } from '../support/processes.js'
 import { startOnTerminal, type TerminalProcess } from '../support/pty.js'
 
 /**
@@ -42,9 +42,7 @@ export async function serverOnTerminal (t: Test, mode: Mode, controlling: boolea
   })
   t.teardown(server.kill)
   const url = `http://127.0.0.1:${port}`
-  // The listening line is the event; the bound only turns "never" into a failure on a loaded machine.
-  for (let i = 0; i < 900 && !LISTENING[mode].test(server.output()); i++) await sleep(100)
-  t.match(server.output(), LISTENING[mode], `${mode} lines at the terminal`)
+  t.match(await outputMatching(server, LISTENING[mode]), LISTENING[mode], `${mode} lines at the terminal`)
   t.equal((await rawGet(`${url}/v1/health`)).status, 200)
   return { server, url }
 }

@@ -10,6 +10,12 @@ import { createServer, type AddressInfo } from 'node:net'
 
 export const sleep = async (ms: number): Promise<void> => await new Promise((resolve) => setTimeout(resolve, ms))
 
+/** A process's output once it matches `pattern` (the event awaited); the bound only turns "never" into a failure on a loaded machine. */
+export async function outputMatching (process: { output: () => string }, pattern: RegExp, boundMs = 90_000): Promise<string> {
+  for (const until = Date.now() + boundMs; !pattern.test(process.output()) && Date.now() < until;) await sleep(100)
+  return process.output()
+}
+
 export async function freePort (): Promise<number> {
   return await new Promise((resolve, reject) => {
     const server = createServer()
