@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { sql } from 'drizzle-orm'
@@ -10,6 +11,8 @@ import { openApiDocument } from '../support/openapi-document.js'
 import { pgliteTemplate, seedDataDir, templatePath } from '../support/pglite-template.js'
 // @ts-expect-error plain JavaScript for Node's module hooks, with no declarations
 import { compileAhead } from '../support/typescript-hooks.mjs'
+// @ts-expect-error plain JavaScript, loaded by tap's node-arg before each test file
+import { removeLeftBehind } from '../support/fixtures-per-process.mjs'
 
 /** The fixtures made once per run (test/support/pglite-template.ts, openapi-document.ts, the TypeScript cache). */
 const journal = JSON.parse(readFileSync(new URL('../../drizzle/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] }
@@ -68,4 +71,17 @@ t.test('a test\'s own directory (t.testdir, as the server and DATA_DIR tests use
   })
   t.match(made, /\.tap\/fixtures\//)
   t.equal(existsSync(made), false, 'gone with its file')
+})
+
+t.test('a test\'s directory is its process\'s: two runs of one file side by side never share one', async (t) => {
+  t.match(t.testdir(), new RegExp(`/\\.tap/fixtures/test-suite-fixtures\\.test\\.ts-${process.pid}-a-test-s-directory-is-its-process-s-`))
+})
+
+t.test('tap\'s before script removes the test directories of processes that are gone, and keeps a running one\'s', async (t) => {
+  const fixtures = t.testdir()
+  const gone = Number(execFileSync(process.execPath, ['-p', 'process.pid'], { encoding: 'utf8' }))
+  const names = [`test-a.test.ts-${process.pid}`, `test-a.test.ts-${process.pid}-subtest`, `test-a.test.ts-${gone}`, `test-a.test.ts-${gone}-subtest`, 'test-a.test.ts-subtest']
+  for (const name of names) mkdirSync(join(fixtures, name, 'data'), { recursive: true })
+  ;(removeLeftBehind as (dir: string) => void)(fixtures)
+  t.same(readdirSync(fixtures).sort(), [`test-a.test.ts-${process.pid}`, `test-a.test.ts-${process.pid}-subtest`])
 })

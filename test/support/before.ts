@@ -3,6 +3,8 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { templatePath } from './pglite-template.js'
+// @ts-expect-error plain JavaScript, loaded by tap's node-arg before each test file
+import { removeLeftBehind } from './fixtures-per-process.mjs'
 // @ts-expect-error plain JavaScript for Node's module hooks, with no declarations
 import { compileAhead } from './typescript-hooks.mjs'
 
@@ -19,6 +21,10 @@ const started = Date.now()
 const tapDir = fileURLToPath(new URL('../../.tap/', import.meta.url))
 mkdirSync(tapDir, { recursive: true })
 writeFileSync(`${tapDir}run-started`, `${new Date(started).toISOString()}\n`)
+// Test directories carry their process's pid, so a run beside this one keeps its own; those of
+// a process that is gone (killed before its clean-up) go.
+removeLeftBehind(join(tapDir, 'fixtures'))
+
 const template = templatePath()
 if (!existsSync(template)) {
   // In a process of its own, with tap's coverage turned off (its processinfo hook reads this
