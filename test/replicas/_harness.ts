@@ -14,7 +14,7 @@ const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url))
 
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? ''
 export { TEST_REDIS_URL } from '../services.js'
-export { freePort, sleep } from '../support/processes.js'
+export { freePort, outputMatching, sleep } from '../support/processes.js'
 
 export interface ThrowAwayDatabase { url: string, port: number, drop: () => Promise<void> }
 
