@@ -148,13 +148,16 @@ const serviceApp: FastifyPluginAsync<ServiceOptions> = async (app, options) => {
 export const service = fp(serviceApp, { name: 'fuel-price-service', fastify: '5.x' })
 
 export interface BuildAppOptions extends ServiceOptions {
+  /** Fastify's schema compilers, its own when absent; tests share one set across the apps a process builds. */
+  schemaCompilers?: NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']
   /** pino's options (LOG_LEVEL's when absent), or false for no log at all. */
   logger?: LoggerSetting
 }
 
 export async function buildApp (options: BuildAppOptions): Promise<FastifyInstance> {
   const log = createServiceLogger(loggerOptions(options.config, options.logger))
-  const app = Fastify(serverOptions(options.config, log)).withTypeProvider<TypeBoxTypeProvider>()
+  const app = Fastify({ ...serverOptions(options.config, log), schemaController: { compilersFactory: options.schemaCompilers } })
+    .withTypeProvider<TypeBoxTypeProvider>()
   // Fastify's logger is off, so `app.log`, which every plugin inherits, is set to ours.
   if (log !== undefined) {
     app.log = log

@@ -10,6 +10,7 @@ import { MemorySlidingWindowStore } from '../src/rate-limit/memory-store.js'
 import { openCountingDatabase, type CountingDatabase } from './support/counting-database.js'
 import { checkResponses } from './contract/openapi-validator.js'
 import { pgliteTemplate } from './support/pglite-template.js'
+import { sharedCompilers } from './support/shared-compilers.js'
 
 /**
  * Tests run against the embedded PGlite by default and against real PostgreSQL when
@@ -87,7 +88,8 @@ export async function build (test: Test, options: BuildOptions = {}): Promise<Fa
     database: options.database ?? await testDatabase(),
     rateLimitStore: options.rateLimitStore ?? new MemorySlidingWindowStore({ max }),
     logger: options.logger ?? false,
-    plugins: options.plugins
+    plugins: options.plugins,
+    schemaCompilers: sharedCompilers
   })
   test.teardown(async () => { await app.close() })
   // Every response of every test honours openapi.yaml for its operation and status.

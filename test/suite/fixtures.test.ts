@@ -7,6 +7,8 @@ import { sql } from 'drizzle-orm'
 import t from 'tap'
 import { createPglite, openDatabase, pgliteDatabase, rowsOf } from '../../src/db/client.js'
 import { migrateDatabase } from '../../src/db/migrate.js'
+import type { FastifyInstance } from 'fastify'
+import { build } from '../helper.js'
 import { openApiDocument } from '../support/openapi-document.js'
 import { pgliteTemplate, seedDataDir, templatePath } from '../support/pglite-template.js'
 // @ts-expect-error plain JavaScript for Node's module hooks, with no declarations
@@ -49,6 +51,23 @@ t.test('openApiDocument: openapi.yaml as parsed, the same object for every calle
   const document = openApiDocument()
   t.equal(document.openapi, '3.1.0')
   t.equal(openApiDocument(), document)
+})
+
+t.test('the apps a process builds share their compiled schemas: one validator and one serializer per schema', async (t) => {
+  const compiled = async (app: FastifyInstance): Promise<{ query: unknown, error: unknown }> => {
+    let found = { query: undefined as unknown, error: undefined as unknown }
+    app.addHook('preHandler', (request, reply, done) => {
+      found = { query: request.getValidationFunction('querystring'), error: reply.getSerializationFunction('422') }
+      done()
+    })
+    t.equal((await app.inject('/v1/prices?limit=1')).statusCode, 200)
+    return found
+  }
+  const [first, second] = [await compiled(await build(t)), await compiled(await build(t))]
+  t.type(first.query, 'function', 'the query validator of GET /v1/prices')
+  t.type(first.error, 'function', 'the serializer of its 422 answer')
+  t.equal(second.query, first.query, 'the second app validates with the first one\'s function')
+  t.equal(second.error, first.error, 'and serializes with the first one\'s function')
 })
 
 t.test('compileAhead: a TypeScript file the cache lacks is compiled once, then loaded from the cache; an edit compiles it again', async (t) => {
