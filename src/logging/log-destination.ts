@@ -1,7 +1,8 @@
 import { closeSync, openSync, writeSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { isatty } from 'node:tty'
 import { pino, type DestinationStream } from 'pino'
-import { prettyFactory, type PrettyOptions } from 'pino-pretty'
+import type { PrettyOptions } from 'pino-pretty'
 
 /** Write errors that mean the reader has gone for good: a closed pipe, a terminal that hung up. */
 const GONE = new Set(['EPIPE', 'EIO', 'EBADF'])
@@ -45,6 +46,8 @@ export function outputDestination (fd = 1): OutputDestination {
 
 /** pino-pretty's lines, formatted in this thread onto `outputDestination`: no worker thread to outlive a terminal. */
 export function prettyDestination (options: PrettyOptions, fd = 1): OutputDestination {
+  // Loaded here, for a person at a terminal only: a service writing JSON lines never needs its 30 modules.
+  const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty')
   const format = prettyFactory(options)
   const out = outputDestination(fd)
   return {

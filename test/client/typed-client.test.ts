@@ -36,9 +36,18 @@ const compilerOptions: ts.CompilerOptions = {
   skipLibCheck: true
 }
 
+// The files both programs read (the libraries, @types/node, the generated types) are parsed once.
+const host = ts.createCompilerHost(compilerOptions)
+const parsed = new Map<string, ts.SourceFile | undefined>()
+const parseOnce = host.getSourceFile.bind(host)
+host.getSourceFile = (fileName, ...rest) => {
+  if (!parsed.has(fileName)) parsed.set(fileName, parseOnce(fileName, ...rest))
+  return parsed.get(fileName)
+}
+
 /** Diagnostics of a program made of `file`, as `line: message` (line 1-based). */
 function typeCheck (file: string): string[] {
-  const program = ts.createProgram([file], compilerOptions)
+  const program = ts.createProgram([file], compilerOptions, host)
   return ts.getPreEmitDiagnostics(program).map((d) => {
     const line = d.file !== undefined && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0
     return `${line}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n').split('\n')[0] as string}`

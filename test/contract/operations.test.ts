@@ -1,12 +1,11 @@
-import { readFileSync } from 'node:fs'
 import Fastify, { type RouteOptions } from 'fastify'
 import t from 'tap'
-import { parse } from 'yaml'
 import { service } from '../../src/app.js'
 import { operations, type OperationId } from '../../src/generated/openapi.js'
 import { build, testConfig, testDatabase } from '../helper.js'
+import { openApiDocument } from '../support/openapi-document.js'
 
-const doc = parse(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8')) as {
+const doc = openApiDocument() as {
   paths: Record<string, Record<string, { operationId: string }>>
 }
 

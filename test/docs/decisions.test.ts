@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { extname, join, relative } from 'node:path'
 import t from 'tap'
-import { parse } from 'yaml'
+import { openApiDocument } from '../support/openapi-document.js'
 
 /**
  * Every decision id (`Dn`) and specification section (`spec 4.5`, `[spec 7]`) cited in the project
@@ -161,7 +161,7 @@ t.test('docs/decisions.md is a record: short entries, each with context, decisio
 })
 
 t.test('every operation of openapi.yaml has a section of docs/api-rules.md', async (t) => {
-  const contract = parse(readFileSync(join(root, 'openapi.yaml'), 'utf8')) as { paths: Record<string, Record<string, unknown>> }
+  const contract = openApiDocument() as { paths: Record<string, Record<string, unknown>> }
   const titles = headings(rulesMd, SECTION_HEADING).map((h) => h.title)
   const operations = Object.entries(contract.paths).flatMap(([path, item]) =>
     Object.keys(item).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m)).map((m) => `${m.toUpperCase()} ${path}`))

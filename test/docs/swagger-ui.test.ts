@@ -1,11 +1,11 @@
-import { mkdirSync, readFileSync, statSync } from 'node:fs'
+import { mkdirSync, statSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { parse } from 'yaml'
 import { dumpDom, screenshot } from '../browser/chromium.js'
 import { build } from '../helper.js'
 import { needs } from '../services.js'
+import { openApiDocument } from '../support/openapi-document.js'
 
 /**
  * /docs in a real browser: headless Chromium runs Swagger UI's scripts against a listening
@@ -13,7 +13,7 @@ import { needs } from '../services.js'
  * kept for review at .tap/screenshots/docs.png (ignored by git).
  */
 
-const doc = parse(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8')) as {
+const doc = openApiDocument() as {
   paths: Record<string, Record<string, { operationId: string }>>
 }
 const operations = Object.entries(doc.paths).flatMap(([path, item]) =>

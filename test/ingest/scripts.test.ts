@@ -10,6 +10,7 @@ import { todayInKenya } from '../../src/domain/cycle.js'
 import { build, resetData, testDatabase } from '../helper.js'
 import { HEADER, TOKEN, csv, rowCount } from '../fixtures/ingest.js'
 import { seedDataDir } from '../support/pglite-template.js'
+import { serverArgs } from '../support/dist.js'
 import { outputMatching, startServer } from '../support/processes.js'
 
 /** `npm run seed` and `npm run ingest`: the functions in-process, the entry points once each. */
@@ -207,7 +208,7 @@ t.test('[npm run seed] while the service holds the embedded database, the sample
   const dir = t.testdir({})
   const dataDir = await seedDataDir(join(dir, 'data')) // an existing, empty database: no initdb before the start
   const server = await startServer({
-    args: ['--import', 'tsx', join(process.cwd(), 'src/server.ts')],
+    args: await serverArgs(), // from dist/, as npm start runs it
     cwd: process.cwd(),
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, INGEST_TOKEN: TOKEN, LOG_LEVEL: 'info' }
   })

@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { parse } from 'yaml'
 import { seedFixture } from './_fixtures.js'
 import { build, resetData } from '../helper.js'
+import { openApiDocument } from '../support/openapi-document.js'
 
 /**
  * D48: every parameter of every read operation in openapi.yaml, given each hostile value of a
@@ -11,7 +10,7 @@ import { build, resetData } from '../helper.js'
  */
 interface Parameter { name: string, in: string, schema?: { type?: string, format?: string } }
 interface Operation { parameters?: Array<Parameter | { $ref: string }> }
-const doc = parse(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8')) as {
+const doc = openApiDocument() as {
   paths: Record<string, Record<string, Operation>>
   components: { parameters: Record<string, Parameter> }
 }

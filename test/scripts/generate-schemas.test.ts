@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { generate } from '../../scripts/generate-schemas.js'
+import { parse } from 'yaml'
+import { OPENAPI_JSON } from '../../src/generated/openapi.js'
 import { operations, type GetItemParams, type ListItemsQuery } from './fixtures/generator/mini.expected.js'
 
 const fixture = (name: string): string => readFileSync(new URL(`./fixtures/generator/${name}`, import.meta.url), 'utf8')
@@ -9,6 +11,10 @@ const fixture = (name: string): string => readFileSync(new URL(`./fixtures/gener
 // change to the generator shows up as a reviewable diff of mini.expected.ts.
 t.test('a small document generates exactly the committed TypeBox module', async (t) => {
   t.equal(generate(fixture('mini.yaml')), fixture('mini.expected.ts'))
+})
+
+t.test('the generated module carries openapi.yaml as JSON text, the document the docs routes serve', async (t) => {
+  t.strictSame(JSON.parse(OPENAPI_JSON), parse(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8')))
 })
 
 t.test('the generated module types defaulted parameters as present and ties each operation to its schemas', async (t) => {
