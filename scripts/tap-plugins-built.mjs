@@ -9,7 +9,7 @@
  * reading of tap's config (~0.2 s), never a build.
  */
 /* global process, console */ // plain JavaScript for Node: no TypeScript types to declare them
-import { spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
@@ -23,10 +23,23 @@ function builtSignature () {
   return /export const signature = `([^`]*)`/.exec(built)?.[1]
 }
 
+/** Runs `args` with this Node; resolves with its exit code. */
+function run (args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: 'inherit' })
+    child.once('error', reject)
+    child.once('close', (code) => { resolve(code ?? 1) })
+  })
+}
+
 const config = await TapConfig.load()
 if (builtSignature() !== config.pluginSignature) {
   console.error('tap: building its test class for the plugin list in package.json (once after an install)')
   const tap = require.resolve('tap/package.json').replace(/package\.json$/, 'dist/esm/run.mjs')
-  const built = spawnSync(process.execPath, [tap, 'build'], { stdio: 'inherit' })
-  if (built.status !== 0) process.exit(built.status ?? 1)
+  // After an install the run's fixtures are missing too: tap's before script (the PGlite template,
+  // the TypeScript cache) makes them beside the build, so the two cores share the wait; tap's own
+  // run of it then finds them made.
+  const codes = await Promise.all([run([tap, 'build']), run(['--import=./test/support/typescript.mjs', 'test/support/before.ts'])])
+  const failed = codes.find((code) => code !== 0)
+  if (failed !== undefined) process.exit(failed)
 }

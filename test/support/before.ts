@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -26,17 +26,23 @@ writeFileSync(`${tapDir}run-started`, `${new Date(started).toISOString()}\n`)
 removeLeftBehind(join(tapDir, 'fixtures'))
 
 const template = templatePath()
-if (!existsSync(template)) {
-  // In a process of its own, with tap's coverage turned off (its processinfo hook reads this
-  // variable): tap collects this script's coverage even when coverage is off, so a fresh clone's
-  // npm test printed a table of the src/db files the migrations ran, 58 % of lines, for a run
-  // that measured nothing.
-  execFileSync(process.execPath, ['--import=./test/support/typescript.mjs', '--input-type=module', '-e',
+/** The template, made in a process of its own while this one compiles the TypeScript below: two cores, two jobs. */
+async function makeTemplate (): Promise<void> {
+  // tap's coverage is off in that process (its processinfo hook reads this variable): tap collects
+  // this script's coverage even when coverage is off, so a fresh clone's npm test printed a table
+  // of the src/db files the migrations ran, 58 % of lines, for a run that measured nothing.
+  const child = spawn(process.execPath, ['--import=./test/support/typescript.mjs', '--input-type=module', '-e',
     'await (await import("./test/support/pglite-template.ts")).pgliteTemplate()'], {
     cwd: fileURLToPath(new URL('../../', import.meta.url)), env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', _TAPJS_PROCESSINFO_COVERAGE_: '0' }, stdio: 'inherit'
   })
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject)
+    child.once('close', resolve)
+  })
+  if (code !== 0) throw new Error(`the PGlite template's process exited with ${String(code)}`)
   console.log(`# PGlite template made in ${Date.now() - started} ms: ${template.replace(/^.*node_modules/, 'node_modules')}`)
 }
+const templateMade = existsSync(template) ? undefined : makeTemplate()
 
 // Every TypeScript file a test process may load, compiled once here rather than by several test
 // processes at a time, each loading TypeScript first (test/README.md has the figures).
@@ -49,3 +55,4 @@ const typescriptFiles = (dir: string): string[] => readdirSync(dir, { withFileTy
 const compiledAt = Date.now()
 const compiled = (compileAhead as (paths: string[]) => number)(['src', 'test', 'scripts'].flatMap((dir) => typescriptFiles(join(root, dir))))
 if (compiled > 0) console.log(`# TypeScript: ${compiled} files compiled for the test loader in ${Date.now() - compiledAt} ms`)
+await templateMade
