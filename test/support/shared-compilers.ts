@@ -16,7 +16,9 @@ const SerializerSelector = fromFastify('@fastify/fast-json-stringify-compiler') 
  * a seventh of an app-building file's CPU. Fastify's compilers are kept here for the process, so
  * a schema is compiled once: one Ajv per configuration (Fastify's own pool), which keeps what it
  * compiled by schema object, and each serializer kept by its schema object and configuration.
- * The functions are those Fastify makes when an app names no compilers, so the checks are the same.
+ * The functions are those Fastify makes when an app names no compilers, so the checks are the same;
+ * an app that names compilers differs in one thing only, a headers schema is not lower-cased, and
+ * no operation of the contract has one (test/suite/fixtures checks).
  */
 const buildValidator = ValidatorSelector()
 
