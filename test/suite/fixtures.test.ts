@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify'
 import { operations } from '../../src/generated/openapi.js'
 import { build } from '../helper.js'
 import { openApiDocument } from '../support/openapi-document.js'
+import { startServer } from '../support/processes.js'
 import { pgliteTemplate, seedDataDir, templatePath } from '../support/pglite-template.js'
 // @ts-expect-error plain JavaScript for Node's module hooks, with no declarations
 import { compileAhead } from '../support/typescript-hooks.mjs'
@@ -71,6 +72,18 @@ t.test('the apps a process builds share their compiled schemas: one validator an
   t.equal(second.error, first.error, 'and serializes with the first one\'s function')
   // Fastify lower-cases a headers schema only with its own compilers: none may depend on that.
   t.strictSame(Object.entries(operations).filter(([, o]) => 'headers' in o.schema).map(([id]) => id), [], 'no operation validates headers')
+})
+
+t.test('startServer: the server picks its own port (PORT=0) and the address comes from its own listening line', async (t) => {
+  // A stand-in server that answers 200 and writes the line the service writes once it listens.
+  const script = `const s = require('node:http').createServer((q, r) => r.end('ok')).listen(Number(process.env.PORT), process.env.HOST, () =>
+    console.log(JSON.stringify({ msg: 'Server listening at http://127.0.0.1:' + s.address().port, portGiven: process.env.PORT })))`
+  const server = await startServer({ args: ['-e', script], cwd: process.cwd(), env: { PATH: process.env.PATH ?? '' }, healthPath: '/' })
+  t.teardown(async () => { await server.stop() })
+  const line = JSON.parse(server.output().trim().split('\n')[0] as string) as { msg: string, portGiven: string }
+  t.equal(line.portGiven, '0', 'no port picked beforehand, which another process could take first')
+  t.equal(`Server listening at ${server.url}`, line.msg, 'the URL is the one the process itself listens on')
+  t.match(server.url, /^http:\/\/127\.0\.0\.1:[1-9]\d*$/)
 })
 
 t.test('compileAhead: a TypeScript file the cache lacks is compiled once, then loaded from the cache; an edit compiles it again', async (t) => {

@@ -52,13 +52,17 @@ export interface ServerOptions {
   timeoutMs?: number
 }
 
-/** Spawns a Node server on a free port of 127.0.0.1 and waits until its health path answers 200. */
+/** The line the service writes once it listens, at every log level: the address it took. */
+const LISTENING = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/
+
+/** Spawns a Node server on a port of 127.0.0.1 it picks itself and waits until its health path answers 200. */
 export async function startServer (options: ServerOptions): Promise<ServerProcess> {
-  const port = await freePort()
   let log = ''
+  // PORT=0 and the address read from the server's own line: a free port picked here could be taken
+  // by another test's server before this one binds it, whose health would then answer for ours.
   const child = spawn(process.execPath, options.args, {
     cwd: options.cwd,
-    env: { ...options.env, PORT: String(port), HOST: '127.0.0.1' },
+    env: { ...options.env, PORT: '0', HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   const take = (d: Buffer): void => {
@@ -73,16 +77,17 @@ export async function startServer (options: ServerOptions): Promise<ServerProces
     if (child.exitCode === null && child.signalCode === null) child.kill(signal)
     return await exited
   }
-  const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + (options.timeoutMs ?? 60_000) // migrations run at start
+  let url: string | undefined
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} during start:\n${log.slice(-3000)}`)
-    const health = await rawGet(`${url}${options.healthPath ?? '/v1/health'}`).catch(() => undefined)
+    url ??= LISTENING.exec(log)?.[1]
+    const health = url === undefined ? undefined : await rawGet(`${url}${options.healthPath ?? '/v1/health'}`).catch(() => undefined)
     if (health?.status === 200) break
     if (Date.now() > deadline) { await stop('SIGKILL'); throw new Error(`server not healthy in time:\n${log.slice(-3000)}`) }
     await sleep(200)
   }
-  return { url, pid: child.pid as number, child, output: () => log, exited, stop }
+  return { url: url as string, pid: child.pid as number, child, output: () => log, exited, stop }
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`: a service drains in-flight requests first. */
