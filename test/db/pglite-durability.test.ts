@@ -1,6 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -9,6 +7,7 @@ import { projectRoot } from '../../src/project-root.js'
 import { CSV_HEADER } from '../../src/domain/price-csv.js'
 import { loadSampleTowns, sampleCycles } from '../../scripts/sample/generate.js'
 import { serverArgs } from '../support/dist.js'
+import { startServer as startProcess, type ServerProcess } from '../support/processes.js'
 import { notLowered, threadNiceness } from '../support/threads.js'
 
 /**
@@ -35,46 +34,13 @@ const BIG_CYCLES = 100
 const BIG_CSV = sampleCycles({ towns: loadSampleTowns(), cycles: BIG_CYCLES, lastValidFrom: '2019-12-15' })
 const BIG_ROWS = BIG_CYCLES * loadSampleTowns().length
 
-interface Server { child: ChildProcess, url: string }
-
-async function freePort (): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0))
-    })
+/** The server from dist/ on `dataDir`, with only these settings: no DATABASE_URL nor REDIS_URL of the test's environment, no tap hooks. */
+async function startServer (dataDir: string): Promise<ServerProcess> {
+  return await startProcess({
+    args: await serverArgs(),
+    cwd: projectRoot(),
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'error', INGEST_TOKEN: TOKEN }
   })
-}
-
-async function startServer (dataDir: string): Promise<Server> {
-  const port = await freePort()
-  // Only these settings: no DATABASE_URL nor REDIS_URL of the test's environment, no tap hooks.
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', INGEST_TOKEN: TOKEN }
-  const child = spawn(process.execPath, await serverArgs(), {
-    cwd: projectRoot(), env, stdio: ['ignore', 'ignore', 'inherit']
-  })
-  const url = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 60_000
-  while (true) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`)
-    const res = await fetch(`${url}/v1/health`).catch(() => undefined)
-    if (res !== undefined) {
-      await res.arrayBuffer()
-      break
-    }
-    if (Date.now() > deadline) throw new Error('server not answering after 60 s')
-    await sleep(50)
-  }
-  return { child, url }
-}
-
-async function stopServer (server: Server, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
-  if (server.child.exitCode !== null || server.child.signalCode !== null) return
-  const exited = new Promise<void>((resolve) => server.child.once('exit', () => resolve()))
-  server.child.kill(signal)
-  await exited
 }
 
 async function ingest (url: string, csv: string): Promise<Response> {
@@ -107,7 +73,7 @@ t.test('[D36] PGlite mode: data survives a restart; after SIGKILL mid-upload non
   t.teardown(() => { rmSync(join(dataDir, '..'), { recursive: true, force: true }) })
   // A new directory: created by the D36 initdb child, then migrated.
   let server = await startServer(dataDir)
-  t.teardown(async () => { await stopServer(server, 'SIGKILL') })
+  t.teardown(async () => { await server.stop('SIGKILL') })
   if (existsSync('/proc/self/task')) {
     // Not durability, but a real server process is here: requests come first (src/serving-thread-first.ts).
     const pid = server.child.pid ?? 0
@@ -122,7 +88,7 @@ t.test('[D36] PGlite mode: data survives a restart; after SIGKILL mid-upload non
   t.same(earlierRows(await storedRows(server.url)), [...EARLIER].sort(), 'the earlier cycle is stored')
 
   // A graceful stop (SIGTERM) and a start: everything is there.
-  await stopServer(server, 'SIGTERM')
+  await server.stop('SIGTERM')
   t.equal(server.child.exitCode, 0, 'a graceful stop exits 0')
   server = await startServer(dataDir)
   t.same(earlierRows(await storedRows(server.url)), [...EARLIER].sort(), 'earlier rows after a graceful restart')
@@ -137,7 +103,7 @@ t.test('[D36] PGlite mode: data survives a restart; after SIGKILL mid-upload non
   const upload = ingest(server.url, BIG_CSV).then((res) => res.status, () => 'connection lost' as const)
   const deadline = Date.now() + 30_000
   while (walWrittenAt(dataDir) === walBefore && Date.now() < deadline) await sleep(2)
-  await stopServer(server, 'SIGKILL')
+  await server.stop('SIGKILL')
   t.equal(await upload, 'connection lost', 'killed after the upload began writing, before its answer')
 
   server = await startServer(dataDir)

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
 import { serverArgs } from '../support/dist.js'
 import { seedDataDir } from '../support/pglite-template.js'
-import { freePort, outputMatching, rawGet } from '../support/processes.js'
+import { listeningUrl, outputMatching, rawGet } from '../support/processes.js'
 import { startOnTerminal, type TerminalProcess } from '../support/pty.js'
 
 /**
@@ -30,7 +30,6 @@ const LISTENING: Record<Mode, RegExp> = {
 }
 
 export async function serverOnTerminal (t: Test, mode: Mode, controlling: boolean): Promise<{ server: TerminalProcess, url: string }> {
-  const port = await freePort()
   // An existing database: the start is what `npm start` does on a restart, with no initdb first.
   const dataDir = await seedDataDir(join(t.testdir(), 'data'))
   const server = await startOnTerminal({
@@ -38,11 +37,12 @@ export async function serverOnTerminal (t: Test, mode: Mode, controlling: boolea
     cwd: ROOT,
     controlling,
     // debug: every request writes an access line, so the lost terminal is written to after it went
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'debug', ...MODE_ENV[mode] }
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'debug', ...MODE_ENV[mode] }
   })
   t.teardown(server.kill)
-  const url = `http://127.0.0.1:${port}`
-  t.match(await outputMatching(server, LISTENING[mode]), LISTENING[mode], `${mode} lines at the terminal`)
+  const output = await outputMatching(server, LISTENING[mode])
+  t.match(output, LISTENING[mode], `${mode} lines at the terminal`)
+  const url = listeningUrl(output) as string
   t.equal((await rawGet(`${url}/v1/health`)).status, 200)
   return { server, url }
 }

@@ -10,7 +10,7 @@ import { SHUTDOWN_MARGIN_MS, shutdownDelayMs } from '../../src/shutdown.js'
 import { HEADER } from '../fixtures/ingest.js'
 import { SAMPLE_TOWNS } from '../fixtures/towns.js'
 import { seedDataDir } from '../support/pglite-template.js'
-import { freePort, sleep } from '../support/processes.js'
+import { listeningUrl, sleep } from '../support/processes.js'
 
 /**
  * D47: `npm start` (the README's command, for replicas too) is stopped by a SIGTERM sent to the
@@ -37,12 +37,11 @@ t.test('[D47] the grace after SIGTERM: the whole request timeout, then 10 s to c
 })
 
 t.test('SIGTERM to npm start: in-flight upload finishes, then port and DATA_DIR are released', async (t) => {
-  const port = await freePort()
   // An existing database: the first start's initdb is tested elsewhere (test/db/pglite-memory).
   const dataDir = await seedDataDir(join(t.testdir(), 'data'))
   const npm = spawn('npm', ['start'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, INGEST_TOKEN: TOKEN, LOG_LEVEL: 'info' },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, INGEST_TOKEN: TOKEN, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let stdout = ''
@@ -50,9 +49,14 @@ t.test('SIGTERM to npm start: in-flight upload finishes, then port and DATA_DIR 
   npm.stderr.on('data', () => {})
   const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)))
   t.teardown(() => { if (npm.exitCode === null) npm.kill('SIGKILL') })
-  const base = `http://127.0.0.1:${port}`
   // npm start may compile first (a fresh clone has no dist/): up to four minutes on a loaded machine.
-  for (let i = 0; i < 1200 && npm.exitCode === null && !(await fetch(`${base}/v1/health`).then((r) => r.ok, () => false)); i++) await sleep(200)
+  let listening: string | undefined
+  for (let i = 0; i < 1200 && npm.exitCode === null; i++) {
+    listening ??= listeningUrl(stdout)
+    if (listening !== undefined && await fetch(`${listening}/v1/health`).then((r) => r.ok, () => false)) break
+    await sleep(200)
+  }
+  const base = listening ?? 'http://127.0.0.1:0' // never listened: the requests below fail and say so
 
   // A multipart upload that waits for 100 Continue (sent once the token is checked, D48), so the
   // request is in the service when SIGTERM comes; then its rows trickle in, one every 100 ms.
@@ -78,7 +82,7 @@ t.test('SIGTERM to npm start: in-flight upload finishes, then port and DATA_DIR 
   t.equal(res.status, 201, 'the upload in flight when SIGTERM came is stored')
   t.match(JSON.parse(res.body), { status: 'success', records_processed: ROWS, inserted: ROWS, updated: 0, unchanged: 0 }, 'with every row')
   t.equal(await exited, 0, 'npm start exits 0 once the server has closed')
-  t.ok(await portRefuses(port), 'the port is free')
+  t.ok(await portRefuses(Number(new URL(base).port)), 'the port is free')
   const lock = lockDataDir(dataDir)
   lock.release()
   t.pass('DATA_DIR is unlocked')

@@ -55,11 +55,18 @@ export interface ServerOptions {
 /** The line the service writes once it listens, at every log level: the address it took. */
 const LISTENING = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/
 
+/**
+ * The address a server started with PORT=0 reports in its output, once it has. A free port picked
+ * beforehand and passed on could be taken by another test's server before this one binds it, whose
+ * health would then answer for ours.
+ */
+export function listeningUrl (output: string): string | undefined {
+  return LISTENING.exec(output)?.[1]
+}
+
 /** Spawns a Node server on a port of 127.0.0.1 it picks itself and waits until its health path answers 200. */
 export async function startServer (options: ServerOptions): Promise<ServerProcess> {
   let log = ''
-  // PORT=0 and the address read from the server's own line: a free port picked here could be taken
-  // by another test's server before this one binds it, whose health would then answer for ours.
   const child = spawn(process.execPath, options.args, {
     cwd: options.cwd,
     env: { ...options.env, PORT: '0', HOST: '127.0.0.1' },
@@ -81,7 +88,7 @@ export async function startServer (options: ServerOptions): Promise<ServerProces
   let url: string | undefined
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} during start:\n${log.slice(-3000)}`)
-    url ??= LISTENING.exec(log)?.[1]
+    url ??= listeningUrl(log)
     const health = url === undefined ? undefined : await rawGet(`${url}${options.healthPath ?? '/v1/health'}`).catch(() => undefined)
     if (health?.status === 200) break
     if (Date.now() > deadline) { await stop('SIGKILL'); throw new Error(`server not healthy in time:\n${log.slice(-3000)}`) }
