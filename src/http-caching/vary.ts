@@ -7,13 +7,14 @@ export function addVary (reply: FastifyReply, field: string): void {
     void reply.header('vary', field)
     return
   }
-  // One pass over the members, no intermediate arrays: this runs twice on every cached read.
   const wanted = field.toLowerCase()
-  let kept = ''
+  const kept: string[] = []
   for (const member of (Array.isArray(current) ? current.join(',') : String(current)).split(',')) {
     const name = member.trim()
     if (name === '*' || name.toLowerCase() === wanted) return
-    if (name !== '') kept += `${name}, `
+    if (name !== '') kept.push(name)
   }
-  void reply.header('vary', kept + field)
+  kept.push(field)
+  // join makes one flat string; a `+=` chain makes a rope Node flattens again to check the header's characters.
+  void reply.header('vary', kept.join(', '))
 }
