@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import nodeModule, { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { sql } from 'drizzle-orm'
@@ -96,6 +97,23 @@ t.test('compileAhead: a TypeScript file the cache lacks is compiled once, then l
   t.equal(((await import(pathToFileURL(file).href)) as { marker: string }).marker, marker, 'the loader runs the compiled file')
   writeFileSync(file, `export const marker: string = '${marker}-edited'\n`)
   t.equal(compile([file]), 1, 'an edited file is compiled again')
+})
+
+t.test('on Node 20, TypeBox and drizzle-orm load through require, with every name they export', async (t) => {
+  const require = createRequire(import.meta.url)
+  // The hooks run off-thread only before Node 22.15; from then on the ES builds load as published.
+  const offThread = typeof (nodeModule as { registerHooks?: unknown }).registerHooks !== 'function'
+  for (const specifier of ['@sinclair/typebox', '@sinclair/typebox/value', 'drizzle-orm', 'drizzle-orm/pg-core']) {
+    t.equal(import.meta.resolve(specifier).endsWith('?required'), offThread, `${specifier}: ${import.meta.resolve(specifier)}`)
+    if (!offThread) continue
+    const namespace = await import(specifier) as Record<string, unknown>
+    const required = require(specifier) as Record<string, unknown>
+    t.equal(namespace.default, required, `${specifier}: the module require gives`)
+    const names = Object.keys(required).filter((name) => name !== 'default' && name !== '__esModule')
+    t.ok(names.length > 0, `${specifier}: ${names.length} names`)
+    t.strictSame(Object.keys(namespace).filter((name) => name !== 'default').sort(), names.sort(), `${specifier}: each of its names`)
+    t.ok(names.every((name) => namespace[name] === required[name]), `${specifier}: the same values`)
+  }
 })
 
 t.test('a test\'s own directory (t.testdir, as the server and DATA_DIR tests use) is gone when the test ends', async (t) => {

@@ -40,7 +40,8 @@ const COMMONJS_HERE = /^(@sinclair\/typebox|drizzle-orm)(\/|$)/
  * for Node 20's off-thread `register`, where `next` answers a promise. */
 export function resolveSync (specifier, context, next) {
   if (OFF_THREAD && COMMONJS_HERE.test(specifier)) {
-    return next(specifier, { ...context, conditions: context.conditions.map((c) => c === 'import' ? 'require' : c) })
+    const resolved = next(specifier, { ...context, conditions: context.conditions.map((c) => c === 'import' ? 'require' : c) })
+    return typeof resolved.then === 'function' ? resolved.then(asRequired) : asRequired(resolved)
   }
   // TypeScript's NodeNext style: `./x.js` in a .ts file names ./x.ts
   const relative = specifier.startsWith('.') || specifier.startsWith('/') || specifier.startsWith('file:')
@@ -62,7 +63,55 @@ export async function resolve (specifier, context, next) {
 const OPTIONS = { module: 'ESNext', target: 'ES2022', isolatedModules: true, sourceMap: false, inlineSourceMap: true, inlineSources: true }
 let compiler
 
+/**
+ * Node gives an ES import of a CommonJS file its named exports by scanning the file's text, and
+ * follows every re-export it finds: TypeBox's and drizzle-orm's entries re-export their whole
+ * trees, so the scan read and lexed hundreds of files that `require` then loaded anyway. Such an
+ * entry loads instead as a small ES module that requires it and exports the names it has
+ * (importing the app: 1.1-1.2 s of CPU against 1.5-1.6 s).
+ */
+const REQUIRED = '?required'
+
+function asRequired (resolved) {
+  return resolved.url.startsWith('file:') && /\.c?js$/.test(resolved.url) ? { url: resolved.url + REQUIRED, format: 'module', shortCircuit: true } : resolved
+}
+
+function requiredModule (path) {
+  const names = exportNames(path)
+  const bindings = names.map((name, i) => `const e${i} = m[${JSON.stringify(name)}]`).join('\n')
+  const list = names.map((name, i) => `e${i} as ${JSON.stringify(name)}`).join(', ')
+  return `import { createRequire } from 'node:module'\nconst m = createRequire(import.meta.url)(${JSON.stringify(path)})\nexport default m\n${bindings}\nexport { ${list} }\n`
+}
+
+// The names of an entry's exports, found by requiring it once (in this thread) and kept on disk by
+// the file's path, size and time, so a reinstalled package is looked at again.
+const EXPORTS_FILE = join(CACHE, '..', 'commonjs-exports.json')
+let exportsKept
+
+function exportNames (path) {
+  const { size, mtimeMs } = statSync(path)
+  const key = `${path}\0${size}\0${mtimeMs}`
+  if (exportsKept === undefined) {
+    try {
+      exportsKept = JSON.parse(readFileSync(EXPORTS_FILE, 'utf8'))
+    } catch {
+      exportsKept = {}
+    }
+  }
+  let names = exportsKept[key]
+  if (names === undefined) {
+    names = Object.keys(require(path)).filter((name) => name !== 'default' && name !== '__esModule')
+    exportsKept[key] = names
+    mkdirSync(CACHE, { recursive: true })
+    const partial = `${EXPORTS_FILE}.${process.pid}.partial`
+    writeFileSync(partial, JSON.stringify(exportsKept))
+    renameSync(partial, EXPORTS_FILE)
+  }
+  return names
+}
+
 export function loadSync (url, context, next) {
+  if (url.endsWith(REQUIRED)) return { format: 'module', source: requiredModule(fileURLToPath(url.slice(0, -REQUIRED.length))), shortCircuit: true }
   if (!url.startsWith('file:') || !url.endsWith('.ts') || url.endsWith('.d.ts')) return next(url, context)
   return { format: 'module', source: compiled(fileURLToPath(url)), shortCircuit: true }
 }
