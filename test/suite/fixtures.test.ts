@@ -99,11 +99,11 @@ t.test('compileAhead: a TypeScript file the cache lacks is compiled once, then l
   t.equal(compile([file]), 1, 'an edited file is compiled again')
 })
 
-t.test('on Node 20, TypeBox and drizzle-orm load through require, with every name they export', async (t) => {
+t.test('on Node 20, a package\'s CommonJS entry loads through require, with every name it exports', async (t) => {
   const require = createRequire(import.meta.url)
   // The hooks run off-thread only before Node 22.15; from then on the ES builds load as published.
   const offThread = typeof (nodeModule as { registerHooks?: unknown }).registerHooks !== 'function'
-  for (const specifier of ['@sinclair/typebox', '@sinclair/typebox/value', 'drizzle-orm', 'drizzle-orm/pg-core']) {
+  for (const specifier of ['@sinclair/typebox', '@sinclair/typebox/value', 'drizzle-orm', 'drizzle-orm/pg-core', 'fastify', 'papaparse', 'prom-client']) {
     t.equal(import.meta.resolve(specifier).endsWith('?required'), offThread, `${specifier}: ${import.meta.resolve(specifier)}`)
     if (!offThread) continue
     const namespace = await import(specifier) as Record<string, unknown>

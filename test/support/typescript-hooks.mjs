@@ -39,8 +39,10 @@ const COMMONJS_HERE = /^(@sinclair\/typebox|drizzle-orm)(\/|$)/
  * (`module.registerHooks`, test/support/typescript.mjs); `resolve` and `load` below are the same
  * for Node 20's off-thread `register`, where `next` answers a promise. */
 export function resolveSync (specifier, context, next) {
-  if (OFF_THREAD && COMMONJS_HERE.test(specifier)) {
-    const resolved = next(specifier, { ...context, conditions: context.conditions.map((c) => c === 'import' ? 'require' : c) })
+  // A package's CommonJS entry loads through require (requiredModule, below), TypeBox and drizzle-orm in their CommonJS builds.
+  if (OFF_THREAD && !/^(\.|\/|#|node:|file:)/.test(specifier)) {
+    const conditions = COMMONJS_HERE.test(specifier) ? context.conditions.map((c) => c === 'import' ? 'require' : c) : context.conditions
+    const resolved = next(specifier, { ...context, conditions })
     return typeof resolved.then === 'function' ? resolved.then(asRequired) : asRequired(resolved)
   }
   // TypeScript's NodeNext style: `./x.js` in a .ts file names ./x.ts
@@ -65,15 +67,19 @@ let compiler
 
 /**
  * Node gives an ES import of a CommonJS file its named exports by scanning the file's text, and
- * follows every re-export it finds: TypeBox's and drizzle-orm's entries re-export their whole
- * trees, so the scan read and lexed hundreds of files that `require` then loaded anyway. Such an
+ * follows every re-export it finds (TypeBox's and drizzle-orm's entries re-export their whole
+ * trees): hundreds of files read and lexed that `require` then loads anyway. A package's CommonJS
  * entry loads instead as a small ES module that requires it and exports the names it has
- * (importing the app: 1.1-1.2 s of CPU against 1.5-1.6 s).
+ * (importing the app: 1.0-1.1 s of CPU against 1.5-1.7 s; test/README.md).
  */
 const REQUIRED = '?required'
 
 function asRequired (resolved) {
-  return resolved.url.startsWith('file:') && /\.c?js$/.test(resolved.url) ? { url: resolved.url + REQUIRED, format: 'module', shortCircuit: true } : resolved
+  const { url, format } = resolved
+  // Without a "type", Node 20.19+ tells a .js file's kind only when it loads it (format null here).
+  const commonjs = format === 'commonjs' || (format == null && /\.c?js$/.test(url))
+  if (!commonjs || !url.startsWith('file:') || exportNames(fileURLToPath(url)) === null) return resolved
+  return { url: url + REQUIRED, format: 'module', shortCircuit: true }
 }
 
 function requiredModule (path) {
@@ -100,7 +106,11 @@ function exportNames (path) {
   }
   let names = exportsKept[key]
   if (names === undefined) {
-    names = Object.keys(require(path)).filter((name) => name !== 'default' && name !== '__esModule')
+    try {
+      names = Object.keys(require(path)).filter((name) => name !== 'default' && name !== '__esModule')
+    } catch {
+      names = null // an ES module without a "type", or one that fails here: Node loads it as it would
+    }
     exportsKept[key] = names
     mkdirSync(CACHE, { recursive: true })
     const partial = `${EXPORTS_FILE}.${process.pid}.partial`
