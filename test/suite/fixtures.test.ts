@@ -116,6 +116,15 @@ t.test('on Node 20, a package\'s CommonJS entry loads through require, with ever
   }
 })
 
+t.test('an ES module in a package without a "type" still loads as one, default export and names', async (t) => {
+  const dir = t.testdir({
+    node_modules: { 'typeless-esm': { 'package.json': '{"name":"typeless-esm","main":"index.js"}', 'index.js': 'export default function answer () { return 42 }\nexport const named = 7\n' } },
+    'importer.mjs': "import answer, { named } from 'typeless-esm'\nexport const found = { answer: answer(), named, url: import.meta.resolve('typeless-esm') }\n"
+  })
+  const { found } = await import(pathToFileURL(join(dir, 'importer.mjs')).href) as { found: { answer: number, named: number, url: string } }
+  t.strictSame(found, { answer: 42, named: 7, url: pathToFileURL(join(dir, 'node_modules', 'typeless-esm', 'index.js')).href })
+})
+
 t.test('a test\'s own directory (t.testdir, as the server and DATA_DIR tests use) is gone when the test ends', async (t) => {
   let made = ''
   await t.test('a test that writes there', async (t) => {

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSyn
 import module, { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { types } from 'node:util'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const CACHE = join(ROOT, 'node_modules', '.cache', 'fuel-price-service', 'typescript')
@@ -107,7 +108,9 @@ function exportNames (path) {
   let names = exportsKept[key]
   if (names === undefined) {
     try {
-      names = Object.keys(require(path)).filter((name) => name !== 'default' && name !== '__esModule')
+      const value = require(path)
+      // Node 20.19+ also requires an ES module, giving its namespace: that one loads as Node would.
+      names = types.isModuleNamespaceObject(value) ? null : Object.keys(value).filter((name) => name !== 'default' && name !== '__esModule')
     } catch {
       names = null // an ES module without a "type", or one that fails here: Node loads it as it would
     }
