@@ -10,7 +10,7 @@ import { SHUTDOWN_MARGIN_MS, shutdownDelayMs } from '../../src/shutdown.js'
 import { HEADER } from '../fixtures/ingest.js'
 import { SAMPLE_TOWNS } from '../fixtures/towns.js'
 import { seedDataDir } from '../support/pglite-template.js'
-import { listeningUrl, sleep } from '../support/processes.js'
+import { healthyUrl, sleep } from '../support/processes.js'
 
 /**
  * D47: `npm start` (the README's command, for replicas too) is stopped by a SIGTERM sent to the
@@ -50,12 +50,7 @@ t.test('SIGTERM to npm start: in-flight upload finishes, then port and DATA_DIR 
   const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)))
   t.teardown(() => { if (npm.exitCode === null) npm.kill('SIGKILL') })
   // npm start may compile first (a fresh clone has no dist/): up to four minutes on a loaded machine.
-  let listening: string | undefined
-  for (let i = 0; i < 1200 && npm.exitCode === null; i++) {
-    listening ??= listeningUrl(stdout)
-    if (listening !== undefined && await fetch(`${listening}/v1/health`).then((r) => r.ok, () => false)) break
-    await sleep(200)
-  }
+  const listening = await healthyUrl(() => stdout, () => npm.exitCode === null, 240_000)
   const base = listening ?? 'http://127.0.0.1:0' // never listened: the requests below fail and say so
 
   // A multipart upload that waits for 100 Continue (sent once the token is checked, D48), so the

@@ -64,6 +64,22 @@ export function listeningUrl (output: string): string | undefined {
   return LISTENING.exec(output)?.[1]
 }
 
+/**
+ * The address a starting server reports in `output()`, once its health path answers 200 there;
+ * undefined if `running()` turns false or `timeoutMs` passes first.
+ */
+export async function healthyUrl (output: () => string, running: () => boolean, timeoutMs: number, healthPath = '/v1/health'): Promise<string | undefined> {
+  const deadline = Date.now() + timeoutMs
+  let url: string | undefined
+  while (running() && Date.now() <= deadline) {
+    url ??= listeningUrl(output())
+    const health = url === undefined ? undefined : await rawGet(`${url}${healthPath}`).catch(() => undefined)
+    if (health?.status === 200) return url
+    await sleep(200)
+  }
+  return undefined
+}
+
 /** Spawns a Node server on a port of 127.0.0.1 it picks itself and waits until its health path answers 200. */
 export async function startServer (options: ServerOptions): Promise<ServerProcess> {
   let log = ''
@@ -84,17 +100,11 @@ export async function startServer (options: ServerOptions): Promise<ServerProces
     if (child.exitCode === null && child.signalCode === null) child.kill(signal)
     return await exited
   }
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000) // migrations run at start
-  let url: string | undefined
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} during start:\n${log.slice(-3000)}`)
-    url ??= listeningUrl(log)
-    const health = url === undefined ? undefined : await rawGet(`${url}${options.healthPath ?? '/v1/health'}`).catch(() => undefined)
-    if (health?.status === 200) break
-    if (Date.now() > deadline) { await stop('SIGKILL'); throw new Error(`server not healthy in time:\n${log.slice(-3000)}`) }
-    await sleep(200)
-  }
-  return { url: url as string, pid: child.pid as number, child, output: () => log, exited, stop }
+  // migrations run at start
+  const url = await healthyUrl(() => log, () => child.exitCode === null, options.timeoutMs ?? 60_000, options.healthPath)
+  if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} during start:\n${log.slice(-3000)}`)
+  if (url === undefined) { await stop('SIGKILL'); throw new Error(`server not healthy in time:\n${log.slice(-3000)}`) }
+  return { url, pid: child.pid as number, child, output: () => log, exited, stop }
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`: a service drains in-flight requests first. */
