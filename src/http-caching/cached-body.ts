@@ -135,8 +135,8 @@ interface SendOptions {
 export async function sendCached (request: FastifyRequest, reply: FastifyReply, body: Promise<CachedBody>, options: SendOptions = {}): Promise<FastifyReply> {
   const cached = await body
   const { bytes, etag, encoding } = cached.compressible ? cached.representation(acceptedEncodings(request.headers['accept-encoding'])) : cached.identity
-  for (const field of options.vary ?? []) addVary(reply, field)
-  if (cached.compressible) addVary(reply, 'Accept-Encoding')
+  if (cached.compressible) addVary(reply, ...options.vary ?? [], 'Accept-Encoding')
+  else if (options.vary !== undefined) addVary(reply, ...options.vary)
   void reply.header('etag', etag)
   if (etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).send()
   void reply.header('content-type', options.contentType ?? JSON_CONTENT_TYPE)

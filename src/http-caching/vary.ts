@@ -1,20 +1,36 @@
 import type { FastifyReply } from 'fastify'
 
-/** Adds a field to Vary, keeping what is there (CORS has already put `Origin` in it). */
-export function addVary (reply: FastifyReply, field: string): void {
+/** Adds fields to Vary, keeping what is there as written (CORS has already put `Origin` in it);
+ * one call for all of an answer's fields, as each call reads and rewrites the header. */
+export function addVary (reply: FastifyReply, ...fields: string[]): void {
   const current = reply.getHeader('vary')
-  if (current === undefined) {
-    void reply.header('vary', field)
-    return
+  const list = current === undefined ? '' : Array.isArray(current) ? current.join(', ') : String(current)
+  const members = list.trim() === '' ? [] : [list]
+  const before = members.length
+  const present = list.toLowerCase()
+  if (names(present, '*')) return
+  for (const field of fields) {
+    if (!names(present, field.toLowerCase()) && !members.includes(field)) members.push(field)
   }
-  const wanted = field.toLowerCase()
-  const kept: string[] = []
-  for (const member of (Array.isArray(current) ? current.join(',') : String(current)).split(',')) {
-    const name = member.trim()
-    if (name === '*' || name.toLowerCase() === wanted) return
-    if (name !== '') kept.push(name)
+  // join makes one flat string; a `+` makes a rope Node flattens again to check the header's characters.
+  if (members.length > before) void reply.header('vary', members.join(', '))
+}
+
+/** Does the lower-cased Vary list name `wanted`? Scanned in place: splitting the list into an
+ * array on every answer cost more than the rest of a cached read's own code. */
+function names (list: string, wanted: string): boolean {
+  for (let at = list.indexOf(wanted); at !== -1; at = list.indexOf(wanted, at + 1)) {
+    if (memberEnds(list, at - 1, -1) && memberEnds(list, at + wanted.length, 1)) return true
   }
-  kept.push(field)
-  // join makes one flat string; a `+=` chain makes a rope Node flattens again to check the header's characters.
-  void reply.header('vary', kept.join(', '))
+  return false
+}
+
+/** Is the member over at `i`: only blanks from there to a comma or the list's end (walking by `step`)? */
+function memberEnds (list: string, i: number, step: 1 | -1): boolean {
+  for (; i >= 0 && i < list.length; i += step) {
+    const c = list[i]
+    if (c === ',') return true
+    if (c !== ' ' && c !== '\t') return false
+  }
+  return true
 }

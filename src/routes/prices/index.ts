@@ -14,6 +14,9 @@ import { sendCached } from '../../http-caching/cached-body.js'
 import { addVary } from '../../http-caching/vary.js'
 import { cycleNotFound } from '../cycles/index.js'
 
+/** The page is JSON or CSV by `Accept`, so both forms say so. */
+const VARIES_WITH_ACCEPT = { vary: ['Accept'] }
+
 const CSV_HEADERS = { 'content-type': CSV_CONTENT_TYPE, 'content-disposition': 'attachment; filename="fuel-prices.csv"' }
 
 /** The old `?format=csv`, out of the contract but still honoured (D43). */
@@ -59,8 +62,8 @@ const prices: FastifyPluginAsyncTypebox<PricesRoutesOptions> = async (app, optio
     preHandler: pageNumbers,
     handler: async (request, reply) => {
       const q = request.query
-      addVary(reply, 'Accept')
       if (q.format === 'csv' || (q.format === undefined && prefersCsv(request.headers.accept))) {
+        addVary(reply, 'Accept')
         // Content-Location names the export that answers the same query.
         const query = request.url.indexOf('?')
         void reply.header('content-location', operations.exportPricesCsv.url + (query === -1 ? '' : request.url.slice(query)))
@@ -70,7 +73,7 @@ const prices: FastifyPluginAsyncTypebox<PricesRoutesOptions> = async (app, optio
       // Keyed by the normalised query (canonical town, defaults filled in): equivalent URLs share one body.
       const key = `prices:${town ?? ''}:${q.start_date ?? ''}:${q.end_date ?? ''}:${q.limit}:${q.offset}`
       return await sendCached(request, reply, app.readCache.body(key, async () =>
-        await app.prices.listPrices({ town, startDate: q.start_date, endDate: q.end_date, offset: q.offset, limit: q.limit })))
+        await app.prices.listPrices({ town, startDate: q.start_date, endDate: q.end_date, offset: q.offset, limit: q.limit })), VARIES_WITH_ACCEPT)
     }
   })
 
