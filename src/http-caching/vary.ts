@@ -10,7 +10,9 @@ export function addVary (reply: FastifyReply, ...fields: string[]): void {
   const present = list.toLowerCase()
   if (names(present, '*')) return
   for (const field of fields) {
-    if (!names(present, field.toLowerCase()) && !members.includes(field)) members.push(field)
+    const wanted = field.toLowerCase()
+    const added = members.some((member, i) => i >= before && member.toLowerCase() === wanted)
+    if (!added && !names(present, wanted)) members.push(field)
   }
   // join makes one flat string; a `+` makes a rope Node flattens again to check the header's characters.
   if (members.length > before) void reply.header('vary', members.join(', '))

@@ -51,6 +51,7 @@ t.test('addVary adds several fields in one call, each once', async (t) => {
   t.equal(await varyAfterCalls(undefined, [['Accept', 'Accept-Encoding']]), 'Accept, Accept-Encoding')
   t.equal(await varyAfterCalls('Origin, accept-encoding', [['Accept', 'Accept-Encoding']]), 'Origin, accept-encoding, Accept')
   t.equal(await varyAfterCalls('Origin', [['Accept', 'Accept']]), 'Origin, Accept', 'a field given twice is added once')
+  t.equal(await varyAfterCalls(undefined, [['Accept', 'accept', 'ACCEPT']]), 'Accept', 'in any case')
   t.equal(await varyAfterCalls('*', [['Accept', 'Accept-Encoding']]), '*')
   t.equal(await varyAfterCalls('Origin', [[]]), 'Origin', 'no field: left as it is')
 })
