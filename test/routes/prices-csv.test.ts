@@ -56,6 +56,14 @@ t.test('GET /v1/prices varies by Accept, which picks JSON or CSV; /v1/prices.csv
   const own = await get('/v1/prices.csv', { accept: 'application/json' })
   t.equal(own.headers['content-type'], 'text/csv; charset=utf-8')
   t.equal(own.headers.vary, 'Origin')
+  // The JSON page is large enough to be compressed, so it varies by Accept-Encoding too, and its 304 says the same.
+  const json = await get('/v1/prices')
+  t.equal(json.headers['content-type'], 'application/json; charset=utf-8')
+  t.ok(json.body.length >= 1024, `${json.body.length} bytes: compressible`)
+  t.equal(json.headers.vary, 'Origin, Accept, Accept-Encoding')
+  const revalidated = await get('/v1/prices', { 'if-none-match': String(json.headers.etag) })
+  t.equal(revalidated.statusCode, 304)
+  t.equal(revalidated.headers.vary, 'Origin, Accept, Accept-Encoding')
 })
 
 t.test('[D2, D4, spec 4.1] filters, limit and offset apply to CSV as to JSON', async (t) => {
