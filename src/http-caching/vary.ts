@@ -5,17 +5,17 @@ import type { FastifyReply } from 'fastify'
 export function addVary (reply: FastifyReply, ...fields: string[]): void {
   const current = reply.getHeader('vary')
   const list = current === undefined ? '' : Array.isArray(current) ? current.join(', ') : String(current)
-  const members = list.trim() === '' ? [] : [list]
-  const before = members.length
   const present = list.toLowerCase()
   if (names(present, '*')) return
+  const added: string[] = []
   for (const field of fields) {
     const wanted = field.toLowerCase()
-    const added = members.some((member, i) => i >= before && member.toLowerCase() === wanted)
-    if (!added && !names(present, wanted)) members.push(field)
+    if (!names(present, wanted) && !added.some((a) => a.toLowerCase() === wanted)) added.push(field)
   }
+  if (added.length === 0) return
+  if (list.trim() !== '') added.unshift(list)
   // join makes one flat string; a `+` makes a rope Node flattens again to check the header's characters.
-  if (members.length > before) void reply.header('vary', members.join(', '))
+  void reply.header('vary', added.join(', '))
 }
 
 /** Does the lower-cased Vary list name `wanted`? Scanned in place: splitting the list into an
