@@ -10,7 +10,9 @@
  *                                            these on PGlite
  *
  * Both are computed from the files on disk, so a new test file is placed by where it lives and
- * what it imports, never by a list to keep up to date.
+ * what it imports, never by a list to keep up to date. A group of test/groups/ (several files in
+ * one process) counts as its files do: it reaches the helper when one of them does, and rests on
+ * the runtime when one of them does.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -39,8 +41,23 @@ export const RUNTIME_SENSITIVE = [
   'test/services.test.ts'
 ]
 
-/** Every test file tap runs by default (package.json "tap": test/**\/*.test.ts but test/replicas/). */
+/** The files run inside the groups of test/groups/: package.json's tap `exclude` names each one. */
+export function groupedFiles (): string[] {
+  const tap = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { tap: { exclude: string[] } }).tap
+  return tap.exclude.filter((pattern) => pattern.endsWith('.test.ts') && !pattern.includes('*')).sort()
+}
+
+/** The test files a group imports, as paths from the root (its literal `import('../x/y.test.js')`s). */
+export function groupMembers (group: string): string[] {
+  return importsOf(join(ROOT, group)).filter((f) => f.endsWith('.test.ts')).map((f) => relative(ROOT, f))
+}
+
+/**
+ * Every test file tap runs by default (package.json "tap": test/**\/*.test.ts but test/replicas/
+ * and the files the groups run).
+ */
 export function testFiles (): string[] {
+  const grouped = new Set(groupedFiles())
   const out: string[] = []
   const visit = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -48,7 +65,7 @@ export function testFiles (): string[] {
       const rel = relative(ROOT, path)
       if (entry.isDirectory()) {
         if (!['test/fixtures', 'test/replicas'].includes(rel)) visit(path)
-      } else if (entry.name.endsWith('.test.ts') && !entry.name.startsWith('_')) {
+      } else if (entry.name.endsWith('.test.ts') && !entry.name.startsWith('_') && !grouped.has(rel)) {
         out.push(rel)
       }
     }
@@ -79,10 +96,16 @@ export function reachesHelper (file: string, seen = new Set<string>()): boolean 
   return imports.some((next) => reachesHelper(next, seen))
 }
 
+/** Whether `file` (a group: one of its files) rests on what differs between Node lines. */
+export function runtimeSensitive (file: string): boolean {
+  const files = file.startsWith('test/groups/') ? groupMembers(file) : [file]
+  return files.some((f) => RUNTIME_SENSITIVE.some((p) => f.startsWith(p)))
+}
+
 export function stageFiles (stage: string): string[] {
   if (stage === 'database') return testFiles().filter((f) => reachesHelper(join(ROOT, f)))
   // The runtime-sensitive files that use the test database already run under Node 24 in the PostgreSQL stage.
-  if (stage === 'runtime') return testFiles().filter((f) => RUNTIME_SENSITIVE.some((p) => f.startsWith(p)) && !reachesHelper(join(ROOT, f)))
+  if (stage === 'runtime') return testFiles().filter((f) => runtimeSensitive(f) && !reachesHelper(join(ROOT, f)))
   throw new Error(`unknown stage ${JSON.stringify(stage)}: database or runtime`)
 }
 

@@ -4,7 +4,7 @@ import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import t from 'tap'
+import t from './support/file-test.js'
 import { configKey, DEFAULT_CORS_ORIGINS, loadConfig, NOT_SETTINGS, SETTINGS, type Config } from '../src/config.js'
 
 /** The settings schema of src/config.ts: the one place a setting is declared. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import postgres from 'postgres'
-import t, { type Test } from 'tap'
+import type { Test } from 'tap'
 import { buildApp, type BuildAppOptions } from '../src/app.js'
 import { loadConfig, type Config } from '../src/config.js'
 import { migrateDatabase } from '../src/db/migrate.js'
@@ -11,6 +11,7 @@ import { openCountingDatabase, type CountingDatabase } from './support/counting-
 import { checkResponses } from './contract/openapi-validator.js'
 import { pgliteTemplate } from './support/pglite-template.js'
 import { sharedCompilers } from './support/shared-compilers.js'
+import t, { currentFileTest } from './support/file-test.js'
 
 /**
  * Tests run against the embedded PGlite by default and against real PostgreSQL when
@@ -36,15 +37,20 @@ export const postgresOnly: { skip: string | false } = {
   skip: backend === 'pglite' ? 'PostgreSQL only: runs when TEST_DATABASE_URL is set (.ci/run\'s PostgreSQL stage)' : false
 }
 
-let shared: Promise<CountingDatabase> | undefined
+const databases = new WeakMap<Test, Promise<CountingDatabase>>()
 
-/** The database of this test file (one per process: tap runs each file in its own). */
+/** The database of the test file now running, made on its first use and closed when the file ends. */
 export async function testDatabase (): Promise<CountingDatabase> {
-  shared ??= createTestDatabase()
-  return await shared
+  const file = currentFileTest()
+  let database = databases.get(file)
+  if (database === undefined) {
+    database = createTestDatabase(file)
+    databases.set(file, database)
+  }
+  return await database
 }
 
-async function createTestDatabase (): Promise<CountingDatabase> {
+async function createTestDatabase (t: Test): Promise<CountingDatabase> {
   if (TEST_DATABASE_URL === undefined) {
     // A copy of the migrated template: no initdb and no migrations in this file (test/README.md).
     const database = await openCountingDatabase({ dataDir: 'memory://', loadDataDir: await pgliteTemplate() })

@@ -1,6 +1,6 @@
 import { once } from 'node:events'
 import { createServer, type AddressInfo, type Socket } from 'node:net'
-import t from 'tap'
+import t from './support/file-test.js'
 import { chromiumUnavailable, needs, postgresUnavailable, ptyUnavailable, redisUnavailable, TEST_POSTGRES_URL, TEST_REDIS_URL, varnishdUnavailable } from './services.js'
 
 /** D34: the probe behind every Redis or Chromium test answers within 2 s, with a reason. */

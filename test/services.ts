@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import net from 'node:net'
 import tls from 'node:tls'
-import t from 'tap'
+import t from './support/file-test.js'
 import { VARNISHD_PATH } from './support/varnish.js'
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { once } from 'node:events'
 import { Worker } from 'node:worker_threads'
-import t from 'tap'
+import t from './support/file-test.js'
 import { servingThreadFirst } from '../src/serving-thread-first.js'
 import { notLowered, threadNiceness } from './support/threads.js'
 

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
 import type { FastifyBaseLogger } from 'fastify'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { FailedTokenBudget, TOO_MANY_FAILED_TOKENS } from '../../src/auth/failed-tokens.js'
 import { ConfigError, loadConfig } from '../../src/config.js'
 import { HttpError } from '../../src/http-server/http-error.js'

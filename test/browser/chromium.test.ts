@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import http from 'node:http'
 import { once } from 'node:events'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'

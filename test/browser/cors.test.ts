@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { MemorySlidingWindowStore } from '../../src/rate-limit/memory-store.js'
 import { build, insertPrices, resetData } from '../helper.js'
 import { needs } from '../services.js'

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net'
 import { chromium } from 'playwright-core'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { buildAdminPage } from '../../scripts/build-admin-page.js'
 import { FAVICON_PATH } from '../../src/admin/admin-page.js'
 import { TOKEN } from '../fixtures/ingest.js'

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { ConfigError, loadConfig } from '../../src/config.js'
 
 t.test('[D70] CACHE_PURGE_URL and CACHE_PURGE_TOKEN: unset by default; a URL that is not http(s) says what it allows', async (t) => {

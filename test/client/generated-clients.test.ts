@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { createClient as generateHeyApiClient } from '@hey-api/openapi-ts'
-import t from 'tap'
+import t from '../support/file-test.js'
 import ts from 'typescript'
 import { build, insertPrices, resetData } from '../helper.js'
 

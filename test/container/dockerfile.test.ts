@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join, posix, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import t from 'tap'
+import t from '../support/file-test.js'
 
 /**
  * No Docker engine runs here, so the image is checked by what can be checked without one: the

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { parse } from 'yaml'
 import { projectRoot } from '../../src/project-root.js'
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { OPENAPI_PATH, validateOpenApi } from '../../scripts/validate-openapi.js'
 
 /** `npm run contract`: openapi.yaml passes the strict offline checks, and each check bites. */

@@ -1,5 +1,5 @@
 import Fastify, { type RouteOptions } from 'fastify'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { service } from '../../src/app.js'
 import { operations, type OperationId } from '../../src/generated/openapi.js'
 import { build, testConfig, testDatabase } from '../helper.js'

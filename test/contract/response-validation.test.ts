@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib'
-import t, { type Test } from 'tap'
+import type { Test } from 'tap'
+import t from '../support/file-test.js'
 import { HttpError } from '../../src/http-server/http-error.js'
 import { build } from '../helper.js'
 import { openApiDocument } from '../support/openapi-document.js'

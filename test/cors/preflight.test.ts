@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { build } from '../helper.js'
 
 const ALLOWED_ORIGIN = 'https://fuelkenya.com'

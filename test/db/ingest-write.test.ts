@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { cyclesOf, type IngestOutcome, type PriceRow } from '../../src/domain/price-rows.js'
 import { writeBatches } from '../../src/db/ingest-write.js'
 import { IngestRejected } from '../../src/domain/errors.js'

@@ -1,6 +1,6 @@
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net'
 import { sql } from 'drizzle-orm'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { createPglite, pgliteDatabase, rowsOf } from '../../src/db/client.js'
 import { copyBatchesPglite, pgliteTransactionOf } from '../../src/db/pglite-copy.js'
 import { transactionClientOf } from '../../src/db/postgres/copy.js'

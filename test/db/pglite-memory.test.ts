@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { createPglite } from '../../src/db/client.js'
 import { initPgliteDataDir } from '../../src/db/pglite-memory.js'
 import { pgliteTemplate } from '../support/pglite-template.js'

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { rowsOf } from '../../src/db/client.js'
 import { CyclesRepository } from '../../src/db/cycles.js'
 import { PricesRepository, type PriceFilter } from '../../src/db/prices.js'

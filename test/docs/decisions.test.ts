@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { extname, join, relative } from 'node:path'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { openApiDocument } from '../support/openapi-document.js'
 
 /**

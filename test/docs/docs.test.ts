@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { parse } from 'yaml'
 import { build } from '../helper.js'
 

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { build } from '../helper.js'
 
 t.test('GET / sends a person to /docs/ and a client to the contract', async (t) => {

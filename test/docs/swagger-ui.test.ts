@@ -1,7 +1,7 @@
 import { mkdirSync, statSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { dumpDom, screenshot } from '../browser/chromium.js'
 import { build } from '../helper.js'
 import { needs } from '../services.js'

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { cycleFrom, cycleOf, isCalendarDate, isCycle } from '../../src/domain/cycle.js'
 
 t.test('[spec 2 r3] day >= 15 starts the cycle on the 15th of the same month', async (t) => {

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { FUELS } from '../../src/domain/fuels.js'
 import { CSV_COLUMNS } from '../../src/domain/price-csv.js'
 import { CycleSummary, FuelPrice, PriceWarning } from '../../src/generated/openapi.js'

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { IngestRejected, echoCell } from '../../src/domain/errors.js'
 import { isValidTownName, townFromCell } from '../../src/domain/town-name.js'
 import { normalizeTown } from '../../src/domain/town.js'

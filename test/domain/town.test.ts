@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { normalizeTown, townFilter } from '../../src/domain/town.js'
 
 t.test('[D4] title-cases word by word, split on spaces and hyphens only', async (t) => {

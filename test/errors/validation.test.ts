@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import type { FastifySchemaValidationError } from 'fastify'
 import { toValidationItems } from '../../src/errors/validation.js'
 

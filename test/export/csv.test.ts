@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { CSV_HEADER, csvDate, csvField, csvLine, csvLines, csvPrice } from '../../src/export/csv.js'
 import type { FuelPrice } from '../../src/generated/openapi.js'
 

@@ -1,5 +1,5 @@
 import Papa from 'papaparse'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { csvField, csvLine } from '../../src/export/csv.js'
 import { disarmFormula, looksLikeFormula } from '../../src/export/formula-guard.js'
 import type { FuelPrice } from '../../src/generated/openapi.js'

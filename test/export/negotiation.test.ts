@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { prefersCsv } from '../../src/export/negotiation.js'
 
 t.test('CSV export negotiation: text/csv must be preferred, JSON stays the default', async (t) => {

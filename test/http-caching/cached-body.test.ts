@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { gunzipSync, brotliDecompressSync } from 'node:zlib'
 import { BR, CachedBody, GZIP, acceptedEncodings, etagMatches } from '../../src/http-caching/cached-body.js'
 

@@ -1,5 +1,5 @@
 import Fastify from 'fastify'
-import t from 'tap'
+import t from '../support/file-test.js'
 import httpCaching from '../../src/http-caching/index.js'
 import { changeTags } from '../../src/http-caching/surrogate-keys.js'
 import { operations } from '../../src/generated/openapi.js'

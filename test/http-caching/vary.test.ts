@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import Fastify from 'fastify'
 import { addVary } from '../../src/http-caching/vary.js'
 

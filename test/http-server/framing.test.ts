@@ -1,6 +1,7 @@
 import net, { type AddressInfo } from 'node:net'
 import { gzipSync } from 'node:zlib'
-import t, { type Test } from 'tap'
+import type { Test } from 'tap'
+import t from '../support/file-test.js'
 import { HEADER, TOKEN, csv, multipart, rowCount } from '../fixtures/ingest.js'
 import { build } from '../helper.js'
 

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { parseQueryString } from '../../src/http-server/query-string.js'
 
 // fast-querystring's result has no prototype: copied to compare its entries only.

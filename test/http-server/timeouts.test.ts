@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net'
-import t, { type Test } from 'tap'
+import type { Test } from 'tap'
+import t from '../support/file-test.js'
 import type { FastifyInstance } from 'fastify'
 import { ConfigError, loadConfig } from '../../src/config.js'
 import { build, resetData } from '../helper.js'

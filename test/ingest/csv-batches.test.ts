@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { loadSampleTowns, sampleCycles } from '../../scripts/sample/generate.js'
 import { IngestRejected } from '../../src/domain/errors.js'
 import { BATCH_CHARS, cycleCsvBatches, parseCycleCsv } from '../../src/ingest/csv.js'

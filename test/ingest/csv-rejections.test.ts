@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { IngestRejected } from '../../src/domain/errors.js'
 import { decodeCsv, parseCycleCsv, parsePriceCell } from '../../src/ingest/csv.js'
 import { HEADER, csv } from '../fixtures/ingest.js'

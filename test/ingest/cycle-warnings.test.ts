@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { ConfigError, loadConfig } from '../../src/config.js'
 import { todayInKenya } from '../../src/domain/cycle.js'
 import { cycleWarnings, type ReviewedCycle } from '../../src/ingest/cycle-warnings.js'

@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { cycleStartingIn } from '../../src/domain/cycle.js'
 import type { PriceRow, StoredPrice } from '../../src/domain/price-rows.js'
 import { REVIEW_LIMITS, reviewCycles, type PriceWarning } from '../../src/ingest/plausibility.js'

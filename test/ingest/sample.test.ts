@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { normalizeTown } from '../../src/domain/town.js'
 import { parseCycleCsv } from '../../src/ingest/csv.js'
 import { CSV_HEADER as SAMPLE_HEADER } from '../../src/domain/price-csv.js'

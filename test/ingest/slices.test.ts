@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
-import t from 'tap'
+import t from '../support/file-test.js'
 import type { IngestRejected } from '../../src/domain/errors.js'
 import { decodeCsv } from '../../src/ingest/csv.js'
 import { Slices, decodeCsvInSlices } from '../../src/ingest/slices.js'

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { IngestRejected, echoCell } from '../../src/domain/errors.js'
 import { parseCycleCsv } from '../../src/ingest/csv.js'
 import { build, resetData } from '../helper.js'

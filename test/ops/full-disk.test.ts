@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { STORAGE_FULL_DETAIL } from '../../src/errors/index.js'
 import { needs } from '../services.js'
 import { cycleCsv, linesSince, MiB, onFullDisk, serviceOn, storedRows, upload } from './_full-disk.js'

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream'
-import t, { type Test } from 'tap'
+import type { Test } from 'tap'
+import t from '../support/file-test.js'
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import { pino } from 'pino'
 import { lazyChildLoggerFactory } from '../../src/logging/lazy-logger.js'

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream'
 import type { AddressInfo } from 'node:net'
-import t from 'tap'
+import t from '../support/file-test.js'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { LOG_REDACT, loggerOptions } from '../../src/app.js'
 import { SLOW_REQUEST_MS } from '../../src/logging/access-log.js'

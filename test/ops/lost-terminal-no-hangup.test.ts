@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { needs } from '../services.js'
 import { mainThreadCpuSeconds, rawGet, sleep } from '../support/processes.js'
 import { EXIT_BUDGET_MS, exitWithin, serverOnTerminal } from './_lost-terminal.js'

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { build } from '../helper.js'
 import { seedFixture } from '../routes/_fixtures.js'
 import { HEADER, csv, upload } from '../fixtures/ingest.js'

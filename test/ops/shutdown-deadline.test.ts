@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { builtDist, distFile } from '../support/dist.js'
 
 /** D60: once a shutdown begins, the process ends by the deadline even when its main thread never returns. */

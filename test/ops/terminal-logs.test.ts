@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { terminalLogger } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
 import { needs } from '../services.js'

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { buildApp, servicePlugins, type ServicePlugin } from '../../src/app.js'
 import { testConfig, testDatabase } from '../helper.js'
 import readCache from '../../src/read-cache/index.js'

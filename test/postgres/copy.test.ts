@@ -1,7 +1,7 @@
 import { Socket } from 'node:net'
 import { Writable } from 'node:stream'
 import { sql } from 'drizzle-orm'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { copyBatches, transactionClientOf } from '../../src/db/postgres/copy.js'
 import { packRows, type PriceRow } from '../../src/domain/price-rows.js'
 import { rowCount } from '../fixtures/ingest.js'

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { HEADER, TOKEN, csv, multipart, rowCount, upload } from '../fixtures/ingest.js'
 import { build, postgresOnly, resetData } from '../helper.js'
 import { latenciesDuring } from '../support/latency.js'

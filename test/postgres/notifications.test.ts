@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { pricesChangedChannel } from '../../src/db/channels.js'
 import type { PriceRow } from '../../src/domain/price-rows.js'
 import { AUTH, HEADER, TOKEN, csv, upload, writeRows } from '../fixtures/ingest.js'

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { NOTIFY_WAIT_MS } from '../../src/read-cache/invalidation.js'
 import { build, postgresOnly, testDatabase } from '../helper.js'
 import { raiseOctober } from '../read-cache/_writes.js'

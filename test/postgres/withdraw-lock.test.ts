@@ -1,5 +1,6 @@
 import postgres from 'postgres'
-import t, { type Test } from 'tap'
+import type { Test } from 'tap'
+import t from '../support/file-test.js'
 import type { FastifyInstance } from 'fastify'
 import { servicePlugins } from '../../src/app.js'
 import { postgresDatabase, type Database } from '../../src/db/client.js'

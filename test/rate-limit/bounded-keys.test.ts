@@ -1,5 +1,5 @@
 import { once } from 'node:events'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { createRedisClient } from '../../src/rate-limit/redis-client.js'
 import { RedisSlidingWindowStore } from '../../src/rate-limit/redis-store.js'
 import { MemorySlidingWindowStore } from '../../src/rate-limit/memory-store.js'

@@ -1,4 +1,5 @@
-import t, { type Test } from 'tap'
+import type { Test } from 'tap'
+import t from '../support/file-test.js'
 import net from 'node:net'
 import { once } from 'node:events'
 import { randomBytes } from 'node:crypto'

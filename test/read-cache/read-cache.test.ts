@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import type { LatestRecords } from '../../src/db/prices.js'
 import { ReadCache } from '../../src/read-cache/read-cache.js'
 

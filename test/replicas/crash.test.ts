@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import postgres from 'postgres'
 import { sampleCycles, loadSampleTowns } from '../../scripts/sample/generate.js'
 import { ADMIN_URL, createDatabase, csvForm, sleep, startService } from './_harness.js'

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import postgres from 'postgres'
 import { loadSampleTowns, sampleCycles } from '../../scripts/sample/generate.js'
 import { ADMIN_URL, FaultProxy, type FaultPoint, createDatabase, csvForm, sleep, startService, type ServiceProcess } from './_harness.js'

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { ADMIN_URL, createDatabase, freePort, outputMatching, sleep, startService, type ServiceProcess } from './_harness.js'
 
 /**

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto'
 import postgres from 'postgres'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { INGEST_LOCK_KEY } from '../../src/db/locks.js'
 import { ADMIN_URL, CuttableProxy, TEST_REDIS_URL, createDatabase, csvForm, sleep, startService } from './_harness.js'
 import { needs } from '../services.js'

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto'
 import { request } from 'node:http'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { ADMIN_URL, TEST_REDIS_URL, createDatabase, csvForm, freePort, sleep, startService, type ServiceProcess } from './_harness.js'
 import { REQUIRE_SERVICES, needs } from '../services.js'
 import { startVarnish, type VarnishProcess } from '../support/varnish.js'

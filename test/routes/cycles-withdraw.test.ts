@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { AUTH, TOKEN, storedRows } from '../fixtures/ingest.js'
 import { build } from '../helper.js'
 import { seedFixture, STORED } from './_fixtures.js'

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { XMLParser, XMLValidator } from 'fast-xml-parser'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { csv, HEADER, TOKEN, upload } from '../fixtures/ingest.js'
 import { build, resetData, testDatabase } from '../helper.js'
 import { seedFixture } from './_fixtures.js'

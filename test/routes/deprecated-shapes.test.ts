@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { AUTH, HEADER, TOKEN, csv, multipart, rowCount, upload } from '../fixtures/ingest.js'
 import { build } from '../helper.js'
 import { seedFixture } from './_fixtures.js'

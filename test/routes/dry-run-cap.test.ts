@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { HEADER, csv, upload } from '../fixtures/ingest.js'
 import { SAMPLE_TOWNS } from '../fixtures/towns.js'
 import { build, resetData } from '../helper.js'

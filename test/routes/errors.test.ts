@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { build } from '../helper.js'
 
 t.test('[D19] unknown path: 404 in the envelope, no-store', async (t) => {

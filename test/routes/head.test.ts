@@ -1,5 +1,5 @@
 import net, { type AddressInfo } from 'node:net'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { operations } from '../../src/generated/openapi.js'
 import { build, testDatabase } from '../helper.js'
 import { TOKEN } from '../fixtures/ingest.js'

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { build, insertPrices, resetData, testDatabase } from '../helper.js'
 import { cycleOf, todayInKenya } from '../../src/domain/cycle.js'
 import type { Database } from '../../src/db/client.js'

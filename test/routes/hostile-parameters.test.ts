@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { seedFixture } from './_fixtures.js'
 import { build, resetData } from '../helper.js'
 import { openApiDocument } from '../support/openapi-document.js'

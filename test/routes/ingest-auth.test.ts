@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { build, resetData } from '../helper.js'
 import { HEADER, TOKEN, csv, rowCount, upload } from '../fixtures/ingest.js'
 

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { sql } from 'drizzle-orm'
 import { rowsOf } from '../../src/db/client.js'
 import { build, resetData, testDatabase } from '../helper.js'

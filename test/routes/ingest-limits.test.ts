@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { build, resetData } from '../helper.js'
 import { AUTH, HEADER, TOKEN, csv, multipart, storedRows, upload } from '../fixtures/ingest.js'
 import { formatByteSize } from '../../src/ingest/multipart-upload.js'

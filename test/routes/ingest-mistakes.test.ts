@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import t, { type Test } from 'tap'
+import type { Test } from 'tap'
+import t from '../support/file-test.js'
 import { HEADER, TOKEN, csv, rowCount, storedRows, upload, withoutTimestamp } from '../fixtures/ingest.js'
 import { SAMPLE_TOWNS } from '../fixtures/towns.js'
 import { build, resetData } from '../helper.js'

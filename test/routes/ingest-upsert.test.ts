@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { build, resetData } from '../helper.js'
 import { HEADER, TOKEN, csv, rowCount, storedRows, upload, withoutTimestamp, type StoredRow } from '../fixtures/ingest.js'
 import { loadSampleTowns } from '../../scripts/sample/generate.js'

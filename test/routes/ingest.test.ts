@@ -1,4 +1,5 @@
-import t, { type Test } from 'tap'
+import type { Test } from 'tap'
+import t from '../support/file-test.js'
 import { build, resetData } from '../helper.js'
 import { AUTH, HEADER, csv, multipart, rowCount, storedRows, upload, withoutTimestamp } from '../fixtures/ingest.js'
 

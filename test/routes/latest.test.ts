@@ -1,5 +1,5 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { build, insertPrices, resetData, testDatabase } from '../helper.js'
 import { STORED, seedFixture, type ApiPrice } from './_fixtures.js'
 

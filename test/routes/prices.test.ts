@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { build, testDatabase } from '../helper.js'
 import { csv, HEADER, TOKEN, upload } from '../fixtures/ingest.js'
 import { STORED, inD2Order, seedFixture, type ApiPrice } from './_fixtures.js'

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { build, resetData, testDatabase } from '../helper.js'
 import { csv, HEADER, TOKEN, upload } from '../fixtures/ingest.js'
 import { seedFixture } from './_fixtures.js'

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { generate } from '../../scripts/generate-schemas.js'
 import { parse } from 'yaml'
 import { OPENAPI_JSON } from '../../src/generated/openapi.js'

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { DataDirInUseError, LOCK_FILE, lockDataDir } from '../../src/db/data-dir-lock.js'
 
 t.test('[D33] the lock holds this pid, refuses a second holder while alive, and is released', async (t) => {

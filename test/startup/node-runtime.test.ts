@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import fastifyStatic from '@fastify/static'
-import t from 'tap'
+import t from '../support/file-test.js'
 
 /**
  * D69: Node 20.19 is the floor (`engines`), the current LTS (24) the line the image runs and the

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { ConfigError, loadConfig } from '../../src/config.js'
 import { serverArgs } from '../support/dist.js'
 

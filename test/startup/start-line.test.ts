@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream'
 import Fastify from 'fastify'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { startLine } from '../../src/start-line.js'
 
 /** D50: the listening line at every LOG_LEVEL, once, at level info, in the log's own format. */

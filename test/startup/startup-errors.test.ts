@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../support/file-test.js'
 import { ConfigError } from '../../src/config.js'
 import { DataDirInUseError, DataDirUnwritableError } from '../../src/db/data-dir-lock.js'
 import { startupErrorLine, type StartupContext } from '../../src/startup-errors.js'

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { backend, postgresOnly } from '../helper.js'
 
 /**

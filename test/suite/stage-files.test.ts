@@ -1,14 +1,15 @@
 import { join } from 'node:path'
-import t from 'tap'
+import t from '../support/file-test.js'
 import { formatTimes, readTimes } from '../../scripts/test-times.js'
-import { RUNTIME_SENSITIVE, reachesHelper, stageFiles, testFiles } from '../../scripts/test-files.js'
+import { reachesHelper, runtimeSensitive, stageFiles, testFiles } from '../../scripts/test-files.js'
 
 /** scripts/test-files.ts picks each CI stage's files; scripts/test-times.ts reads a run's times. */
 const ROOT = new URL('../..', import.meta.url).pathname
 
-t.test('every test file tap runs, test/replicas/ and fixtures aside', async (t) => {
+t.test('every test file tap runs, test/replicas/, fixtures and the files the groups run aside', async (t) => {
   const files = testFiles()
-  t.ok(files.includes('test/routes/prices.test.ts'))
+  t.ok(files.includes('test/groups/routes-reads.test.ts'))
+  t.notOk(files.includes('test/routes/prices.test.ts'), 'run by test/groups/routes-reads')
   t.ok(files.includes('test/postgres/copy.test.ts'))
   t.same(files.filter((f) => f.startsWith('test/replicas/') || f.includes('/fixtures/') || !f.endsWith('.test.ts')), [])
 })
@@ -16,9 +17,9 @@ t.test('every test file tap runs, test/replicas/ and fixtures aside', async (t) 
 t.test('the PostgreSQL stage: the files whose imports reach test/helper.ts, directly or through a fixture', async (t) => {
   const database = stageFiles('database')
   t.ok(database.includes('test/postgres/copy.test.ts'), 'test/postgres/ is in it')
-  t.ok(database.includes('test/routes/prices.test.ts'), 'a route test (helper.js directly)')
+  t.ok(database.includes('test/groups/routes-reads.test.ts'), 'a group of route tests (helper.js directly)')
   t.ok(reachesHelper(join(ROOT, 'test/startup/npm-start.test.ts')), 'through test/fixtures/ingest.ts alone too')
-  t.notOk(database.includes('test/domain/cycle.test.ts'), 'not a test of pure logic')
+  t.notOk(database.includes('test/suite/layers.test.ts'), 'not a test of the code\'s structure')
   t.notOk(database.includes('test/db/pglite-memory.test.ts'), 'not a test of PGlite itself')
   t.same(database.filter((f) => !reachesHelper(join(ROOT, f))), [])
 })
@@ -33,10 +34,12 @@ t.test('the Node 24 stage on PGlite: the files under the runtime-sensitive place
   t.ok(database.includes('test/routes/ingest-large.test.ts'))
   t.notOk(runtime.includes('test/routes/prices.test.ts'))
   t.notOk(runtime.includes('test/contract/linters.test.ts'))
-  t.same(runtime.filter((f) => !RUNTIME_SENSITIVE.some((p) => f.startsWith(p))), [])
+  t.same(runtime.filter((f) => !runtimeSensitive(f)), [])
+  t.ok(runtimeSensitive('test/groups/http-edges.test.ts'), 'a group with a file of test/http-caching/')
+  t.notOk(runtimeSensitive('test/groups/contract-and-docs.test.ts'), 'a group of the contract and the documents')
   t.same(runtime.filter((f) => database.includes(f)), [], 'no file in both')
   // Every runtime-sensitive file runs under Node 24 in one of the two stages.
-  t.same(testFiles().filter((f) => RUNTIME_SENSITIVE.some((p) => f.startsWith(p)) && !runtime.includes(f) && !database.includes(f)), [])
+  t.same(testFiles().filter((f) => runtimeSensitive(f) && !runtime.includes(f) && !database.includes(f)), [])
   t.throws(() => stageFiles('nightly'), { message: 'unknown stage "nightly": database or runtime' })
 })
 

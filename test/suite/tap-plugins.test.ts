@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import t from 'tap'
+import t from '../support/file-test.js'
 
 /**
  * Test processes load the project's TypeScript through test/support/typescript.mjs alone: tap's

@@ -1,5 +1,5 @@
 import postgres from 'postgres'
-import t from 'tap'
+import t from '../../support/file-test.js'
 import { postgresOptions } from '../../../src/db/postgres/options.js'
 import { needs, TEST_POSTGRES_URL } from '../../services.js'
 

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream'
-import t from 'tap'
+import t from '../../support/file-test.js'
 import { copyBatches, transactionClientOf } from '../../../src/db/postgres/copy.js'
 import { packRows, type PriceRow } from '../../../src/domain/price-rows.js'
 

@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import t from 'tap'
+import t from '../../support/file-test.js'
 import { TEST_POSTGRES_URL, needs } from '../../services.js'
 
 /**

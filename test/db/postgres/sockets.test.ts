@@ -4,7 +4,7 @@ import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
-import t from 'tap'
+import t from '../../support/file-test.js'
 import { noDelaySockets, postgresOptions } from '../../../src/db/postgres/options.js'
 import { needs, TEST_POSTGRES_URL } from '../../services.js'
 

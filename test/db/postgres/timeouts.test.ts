@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../../support/file-test.js'
 import postgres from 'postgres'
 import { postgresOptions } from '../../../src/db/postgres/options.js'
 import { TEST_POSTGRES_URL, needs } from '../../services.js'
