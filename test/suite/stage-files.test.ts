@@ -10,16 +10,16 @@ t.test('every test file tap runs, test/replicas/, fixtures and the files the gro
   const files = testFiles()
   t.ok(files.includes('test/groups/routes-reads.test.ts'))
   t.notOk(files.includes('test/routes/prices.test.ts'), 'run by test/groups/routes-reads')
-  t.ok(files.includes('test/postgres/copy.test.ts'))
+  t.ok(files.includes('test/routes/ingest-large.test.ts'), 'a file that runs on its own')
   t.same(files.filter((f) => f.startsWith('test/replicas/') || f.includes('/fixtures/') || !f.endsWith('.test.ts')), [])
 })
 
 t.test('the PostgreSQL stage: the files whose imports reach test/helper.ts, directly or through a fixture', async (t) => {
   const database = stageFiles('database')
-  t.ok(database.includes('test/postgres/copy.test.ts'), 'test/postgres/ is in it')
+  t.ok(database.includes('test/groups/postgres-only.test.ts'), 'test/postgres/ is in it')
   t.ok(database.includes('test/groups/routes-reads.test.ts'), 'a group of route tests (helper.js directly)')
   t.ok(reachesHelper(join(ROOT, 'test/startup/npm-start.test.ts')), 'through test/fixtures/ingest.ts alone too')
-  t.notOk(database.includes('test/suite/layers.test.ts'), 'not a test of the code\'s structure')
+  t.notOk(database.includes('test/groups/terminals.test.ts'), 'not the server on a terminal')
   t.notOk(database.includes('test/db/pglite-memory.test.ts'), 'not a test of PGlite itself')
   t.same(database.filter((f) => !reachesHelper(join(ROOT, f))), [])
 })
@@ -27,7 +27,7 @@ t.test('the PostgreSQL stage: the files whose imports reach test/helper.ts, dire
 t.test('the Node 24 stage on PGlite: the files under the runtime-sensitive places that the PostgreSQL stage, also on Node 24, does not run', async (t) => {
   const runtime = stageFiles('runtime')
   const database = stageFiles('database')
-  t.ok(runtime.includes('test/http-server/query-string.test.ts'))
+  t.ok(runtime.includes('test/groups/postgres-driver.test.ts'), 'the driver\'s sockets and timeouts')
   t.ok(runtime.includes('test/db/pglite-memory.test.ts'), 'PGlite itself')
   t.ok(runtime.includes('test/startup/server-process.test.ts'), 'server processes on their own data directories')
   t.notOk(runtime.includes('test/routes/ingest-large.test.ts'), 'uploads through the test database: in the PostgreSQL stage')
