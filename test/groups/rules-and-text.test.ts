@@ -1,4 +1,4 @@
-// One process for domain rules, CSV and export text, the ingest checks (test/README.md, "Groups").
+// One process for domain rules, CSV and export text, the ingest's checks and its thread (test/README.md, "Groups").
 import { runFiles } from '../support/file-test.js'
 
 runFiles({
@@ -8,13 +8,11 @@ runFiles({
   'test/domain/town.test.ts': async () => await import('../domain/town.test.js'),
   'test/export/csv.test.ts': async () => await import('../export/csv.test.js'),
   'test/export/negotiation.test.ts': async () => await import('../export/negotiation.test.js'),
-  'test/export/formula-guard.test.ts': async () => await import('../export/formula-guard.test.js'),
   'test/ingest/csv-batches.test.ts': async () => await import('../ingest/csv-batches.test.js'),
-  'test/ingest/csv-rejections.test.ts': async () => await import('../ingest/csv-rejections.test.js'),
   'test/ingest/csv.test.ts': async () => await import('../ingest/csv.test.js'),
   'test/ingest/cycle-warnings.test.ts': async () => await import('../ingest/cycle-warnings.test.js'),
   'test/ingest/plausibility.test.ts': async () => await import('../ingest/plausibility.test.js'),
   'test/ingest/sample.test.ts': async () => await import('../ingest/sample.test.js'),
   'test/ingest/slices.test.ts': async () => await import('../ingest/slices.test.js'),
-  'test/ingest/town-names.test.ts': async () => await import('../ingest/town-names.test.js')
+  'test/ingest/csv-off-thread.test.ts': async () => await import('../ingest/csv-off-thread.test.js')
 })

@@ -1,11 +1,9 @@
-// One process for the checks of the code and of the suite itself (test/README.md, "Groups").
+// One process for the checks of the code and of the suite's own lists (test/README.md, "Groups").
 import { runFiles } from '../support/file-test.js'
 
 runFiles({
   'test/suite/comments.test.ts': async () => await import('../suite/comments.test.js'),
-  'test/suite/fixtures.test.ts': async () => await import('../suite/fixtures.test.js'),
   'test/suite/layers.test.ts': async () => await import('../suite/layers.test.js'),
-  'test/suite/postgres-list.test.ts': async () => await import('../suite/postgres-list.test.js'),
   'test/suite/stage-files.test.ts': async () => await import('../suite/stage-files.test.js'),
   'test/suite/tap-plugins.test.ts': async () => await import('../suite/tap-plugins.test.js')
 })

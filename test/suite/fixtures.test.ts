@@ -136,8 +136,8 @@ t.test('a test\'s own directory (t.testdir, as the server and DATA_DIR tests use
 })
 
 t.test('a test\'s directory is its process\'s: two runs of one file side by side never share one', async (t) => {
-  // Alone the file's name comes first; in its group (test/groups/suite), the group's, then the file's.
-  t.match(t.testdir(), new RegExp(`/\\.tap/fixtures/(?:test-suite-fixtures\\.test\\.ts-${process.pid}|test-groups-suite\\.test\\.ts-${process.pid}-test-suite-fixtures\\.test\\.ts)-a-test-s-directory-is-its-process-s-`))
+  // Alone the file's name comes first; in its group (test/groups/fixtures-and-postgres), the group's, then the file's.
+  t.match(t.testdir(), new RegExp(`/\\.tap/fixtures/(?:test-suite-fixtures\\.test\\.ts-${process.pid}|test-groups-fixtures-and-postgres\\.test\\.ts-${process.pid}-test-suite-fixtures\\.test\\.ts)-a-test-s-directory-is-its-process-s-`))
 })
 
 t.test('tap\'s before script removes the test directories of processes that are gone, and keeps a running one\'s', async (t) => {
