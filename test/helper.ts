@@ -50,11 +50,11 @@ export async function testDatabase (): Promise<CountingDatabase> {
   return await database
 }
 
-async function createTestDatabase (t: Test): Promise<CountingDatabase> {
+async function createTestDatabase (file: Test): Promise<CountingDatabase> {
   if (TEST_DATABASE_URL === undefined) {
     // A copy of the migrated template: no initdb and no migrations in this file (test/README.md).
     const database = await openCountingDatabase({ dataDir: 'memory://', loadDataDir: await pgliteTemplate() })
-    t.teardown(async () => { await database.close() })
+    file.teardown(async () => { await database.close() })
     return database
   }
   const schema = `test_${process.pid}_${randomBytes(4).toString('hex')}`
@@ -62,7 +62,7 @@ async function createTestDatabase (t: Test): Promise<CountingDatabase> {
   await admin.unsafe(`CREATE SCHEMA "${schema}"`)
   const database = await openCountingDatabase({ url: TEST_DATABASE_URL, schema, poolMax: 5 })
   await migrateDatabase(database, TEST_DATABASE_URL)
-  t.teardown(async () => {
+  file.teardown(async () => {
     await database.close()
     await admin.unsafe(`DROP SCHEMA "${schema}" CASCADE`)
     await admin.end()

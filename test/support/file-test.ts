@@ -37,6 +37,7 @@ export function runFiles (files: Record<string, () => Promise<unknown>>): void {
       // Set until the file's tests have all ended, not just its import: a helper called inside
       // them (testDatabase) belongs to this file. The next file starts only after this one ends.
       current = t
+      // tap runs teardowns last-in first-out: registered first, this runs after the file's own.
       t.teardown(() => { current = tap })
       await load()
     })
