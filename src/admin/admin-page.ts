@@ -5,9 +5,9 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { projectRoot } from '../project-root.js'
 
-export const ADMIN_PAGE_DIR = join(projectRoot(), 'dist', 'admin')
+const ADMIN_PAGE_DIR = join(projectRoot(), 'dist', 'admin')
 
-export const ADMIN_PATH = '/admin'
+const ADMIN_PATH = '/admin'
 
 /** The admin page: this origin only, no inline script, no framing, nothing in a Referer. */
 export const ADMIN_HEADERS = {

@@ -2,7 +2,7 @@ import { IngestRejected, echoCell } from './errors.js'
 import { normalizeTown } from './town.js'
 
 /** What a town name may be, judged after normalisation: 1–64 code points, a letter first (D30). */
-export const TOWN_NAME_MAX_LENGTH = 64
+const TOWN_NAME_MAX_LENGTH = 64
 
 const TOWN_NAME = new RegExp(`^\\p{L}[\\p{L}\\p{M}\\p{Nd} '.()-]{0,${TOWN_NAME_MAX_LENGTH - 1}}$`, 'u')
 

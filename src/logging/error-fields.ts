@@ -20,7 +20,7 @@ const STACK_MAX_CHARS = 2000
 const CAUSE_DEPTH = 2
 
 /** Drizzle's wrapper gives way to the driver's error: its message holds the SQL and every bind parameter (D61). */
-export function rootOfQueryError (err: unknown): unknown {
+function rootOfQueryError (err: unknown): unknown {
   return err instanceof DrizzleQueryError && err.cause !== undefined ? err.cause : err
 }
 

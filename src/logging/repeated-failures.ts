@@ -2,7 +2,7 @@ import type { LogFn, Logger } from 'pino'
 import { errorFields, type ErrorFields } from './error-fields.js'
 
 /** How long repeats of one failure are counted before their count is written. */
-export const REPEAT_WINDOW_MS = 10_000
+const REPEAT_WINDOW_MS = 10_000
 /** Distinct failures counted at once; beyond this, lines are written as they come. */
 const MAX_OPEN = 1000
 const WARN = 40
