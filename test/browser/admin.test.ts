@@ -6,16 +6,16 @@ import type { FastifyInstance } from 'fastify'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import type { Test } from 'tap'
 import t from '../support/file-test.js'
-import { buildAdminPage } from '../../scripts/build-admin-page.js'
 import { ADMIN_HEADERS } from '../../src/admin/admin-page.js'
 import { HEADER, TOKEN, csv, storedRows } from '../fixtures/ingest.js'
 import { build } from '../helper.js'
+import { builtDist } from '../support/dist.js'
 import { TOWNS, seedFixture } from '../routes/_fixtures.js'
 import { CHROMIUM_PATH, needs } from '../services.js'
 
 /**
  * D55 in a real browser: Debian's Chromium driven by playwright-core (never a downloaded
- * browser). The page is built as `npm run build` builds it, then an admin reviews a file with a
+ * browser). With the page built as `npm start` builds it, an admin reviews a file with a
  * warning and a new town, publishes it, withdraws a cycle, and meets the service's refusals.
  * UPDATE_SCREENSHOT=1 also writes the review's screenshot to docs/admin-review.png.
  */
@@ -55,9 +55,11 @@ const shouldRun = await needs('chromium')
 let browser: Browser | undefined
 let base = ''
 
-/** One built page and one browser for the file; a fresh context (no shared state) per test. */
+/** One built page and one browser for the file; a fresh context (no shared state) per test. The
+ * page is built as `npm start` builds it: only when a source changed, one build at a time across
+ * the test processes (CI's two lanes run this file at the same moment). */
 async function setUp (): Promise<void> {
-  await buildAdminPage()
+  await builtDist()
   browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox', '--disable-gpu'] })
   t.teardown(async () => { await browser?.close() })
 }

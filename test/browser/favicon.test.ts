@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net'
 import { chromium } from 'playwright-core'
 import t from '../support/file-test.js'
-import { buildAdminPage } from '../../scripts/build-admin-page.js'
 import { FAVICON_PATH } from '../../src/admin/admin-page.js'
 import { TOKEN } from '../fixtures/ingest.js'
 import { build } from '../helper.js'
+import { builtDist } from '../support/dist.js'
 import { CHROMIUM_PATH, needs } from '../services.js'
 
 /** Issue 46: the admin page's console stays clean, the browser's own request for an icon included. */
@@ -22,7 +22,7 @@ t.test('/favicon.ico answers 204 with no body, kept a week, for GET and HEAD', a
 })
 
 t.test('opening /admin in Chromium logs no error: the icon it asks for is answered', shouldRun, async (t) => {
-  await buildAdminPage()
+  await builtDist() // the page as npm start builds it, one build at a time across test processes
   const app = await build(t, { config: { ingestToken: TOKEN } })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`

@@ -2,6 +2,7 @@
 import { runFiles } from '../support/file-test.js'
 
 runFiles({
+  'test/suite/ci-failures.test.ts': async () => await import('../suite/ci-failures.test.js'),
   'test/suite/comments.test.ts': async () => await import('../suite/comments.test.js'),
   'test/suite/layers.test.ts': async () => await import('../suite/layers.test.js'),
   'test/suite/stage-files.test.ts': async () => await import('../suite/stage-files.test.js'),
