@@ -9,7 +9,7 @@ function flush() {
 /^ *not ok [0-9]+ - / { flush(); name = $0; sub(/^ +/, "", name); keys = match($0, /[^ ]/) + 2; next }
 name != "" {
   depth = match($0, /[^ ]/); line = substr($0, depth)
-  if (depth == 0 || (depth < keys && line != "---")) { flush(); next }
+  if (depth == 0 || depth < keys) { flush(); next }
   if (line == "...") { flush(); next }
   if (depth == keys) {
     block = ""

@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import t from '../support/file-test.js'
@@ -12,14 +11,13 @@ import t from '../support/file-test.js'
  * output, so a failure deep in a file (a browser test's third subtest) must be named there.
  * The log here is tap's own, from a real failing run, so a change of tap's format fails this test.
  */
-const ROOT = new URL('../..', import.meta.url).pathname
+const AWK = new URL('../../.ci/failed-tests.awk', import.meta.url).pathname
+const listFailures = (log: string): string => execFileSync('awk', ['-f', AWK], { input: log, encoding: 'utf8' })
 
 t.test('a failing run: each failure named with its file and line, the assertion with its diff', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'ci-failures-'))
-  t.teardown(async () => { await rm(dir, { recursive: true, force: true }) })
-  const file = join(dir, 'failing.mjs')
+  const file = join(t.testdir(), 'failing.mjs')
   const tap = pathToFileURL(createRequire(import.meta.url).resolve('tap')).href
-  await writeFile(file, [
+  writeFileSync(file, [
     `import t from '${tap}'`,
     "t.test('outer', async (t) => {",
     "  t.test('inner', async (t) => {",
@@ -38,11 +36,9 @@ t.test('a failing run: each failure named with its file and line, the assertion 
     log = (err as { stdout: string }).stdout
   }
   t.match(log, /^ {8}not ok 1 - one is two$/m, 'tap failed it, two subtests deep')
-  await writeFile(join(dir, 'log'), log)
-  // tap names the file from the working directory when it is near (../ci-failures-…/failing.mjs
-  // from a clone in /tmp), absolutely otherwise: the name alone is compared.
-  const listed = execFileSync('awk', ['-f', join(ROOT, '.ci/failed-tests.awk'), join(dir, 'log')], { encoding: 'utf8' })
-    .replace(/ # time=[\d.]+ms/g, '').replace(/[^\s(]*failing\.mjs/g, 'failing.mjs')
+  // tap names the file from the working directory when it is near, absolutely otherwise: the
+  // name alone is compared.
+  const listed = listFailures(log).replace(/ # time=[\d.]+ms/g, '').replace(/[^\s(]*failing\.mjs/g, 'failing.mjs')
   t.equal(listed, [
     'not ok 1 - one is two  (failing.mjs:4)',
     '      -2',
@@ -56,8 +52,5 @@ t.test('a failing run: each failure named with its file and line, the assertion 
 })
 
 t.test('a passing log lists nothing', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'ci-failures-'))
-  t.teardown(async () => { await rm(dir, { recursive: true, force: true }) })
-  await writeFile(join(dir, 'log'), 'TAP version 14\n# Subtest: a\n    ok 1 - fine\n    1..1\nok 1 - a # time=1ms\n1..1\n')
-  t.equal(execFileSync('awk', ['-f', join(ROOT, '.ci/failed-tests.awk'), join(dir, 'log')], { encoding: 'utf8' }), '')
+  t.equal(listFailures('TAP version 14\n# Subtest: a\n    ok 1 - fine\n    1..1\nok 1 - a # time=1ms\n1..1\n'), '')
 })
