@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import net from 'node:net'
 import tls from 'node:tls'
 import t from './support/file-test.js'
+import { paced } from './support/pace.js'
 import { VARNISHD_PATH } from './support/varnish.js'
 
 /**
@@ -23,7 +24,7 @@ export const REQUIRE_SERVICES = process.env.REQUIRE_SERVICES === '1'
  * services are there by definition, and a loaded CI machine may take longer than 2 s to answer a
  * first PING: a late answer there is not a missing service (D34).
  */
-const PROBE_TIMEOUT_MS = REQUIRE_SERVICES ? 15_000 : 2000
+const PROBE_TIMEOUT_MS = REQUIRE_SERVICES ? paced(15_000) : 2000
 
 export type Service = 'redis' | 'chromium' | 'postgres' | 'varnishd' | 'pty' | 'tmpfs'
 

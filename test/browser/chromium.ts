@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CHROMIUM_PATH } from '../services.js'
+import { paced } from '../support/pace.js'
 
 /**
  * Headless Chromium for browser-level tests (a real CORS check, a page that calls the API).
@@ -38,7 +39,7 @@ export async function screenshot (url: string, file: string, options: ChromiumOp
 }
 
 async function runChromium (args: string[], options: ChromiumOptions): Promise<string> {
-  const timeoutMs = options.timeoutMs ?? 30_000
+  const timeoutMs = paced(options.timeoutMs ?? 30_000)
   const profile = await mkdtemp(join(tmpdir(), 'chromium-test-'))
   try {
     return await new Promise<string>((resolve, reject) => {

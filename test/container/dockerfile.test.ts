@@ -6,6 +6,7 @@ import { join, posix, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import t from '../support/file-test.js'
+import { paced } from '../support/pace.js'
 
 /**
  * No Docker engine runs here, so the image is checked by what can be checked without one: the
@@ -85,7 +86,7 @@ const stageNamed = (name: string): Stage | undefined => stages.find((s) => s.nam
 const workdir = (stage: Stage): string => stage.instructions.filter((i) => i.op === 'WORKDIR').at(-1)?.args ?? '/'
 
 // A cold build of the service and the admin page in a copied context takes minutes on a busy 2-core machine.
-t.setTimeout(360_000)
+t.setTimeout(paced(360_000))
 
 t.test('[D53] every stage runs the current Node LTS line; engines keeps Node 20.19+ working', async (t) => {
   t.strictSame(stages.map((s) => s.from), ['node:24-bookworm-slim', 'node:24-bookworm-slim', 'node:24-bookworm-slim'])

@@ -8,6 +8,7 @@ import { CSV_HEADER } from '../../src/domain/price-csv.js'
 import { loadSampleTowns, sampleCycles } from '../../scripts/sample/generate.js'
 import { serverArgs } from '../support/dist.js'
 import { startServer as startProcess, type ServerProcess } from '../support/processes.js'
+import { paced } from '../support/pace.js'
 import { notLowered, threadNiceness } from '../support/threads.js'
 
 /**
@@ -101,7 +102,7 @@ t.test('[D36] PGlite mode: data survives a restart; after SIGKILL mid-upload non
   t.match(await second.json(), { updated: 1, unchanged: 2 })
   const walBefore = walWrittenAt(dataDir)
   const upload = ingest(server.url, BIG_CSV).then((res) => res.status, () => 'connection lost' as const)
-  const deadline = Date.now() + 30_000
+  const deadline = Date.now() + paced(30_000)
   while (walWrittenAt(dataDir) === walBefore && Date.now() < deadline) await sleep(2)
   await server.stop('SIGKILL')
   t.equal(await upload, 'connection lost', 'killed after the upload began writing, before its answer')

@@ -2,6 +2,7 @@
 import { runFiles } from '../support/file-test.js'
 
 runFiles({
+  'test/scripts/host-pace.test.ts': async () => await import('../scripts/host-pace.test.js'),
   'test/suite/ci-failures.test.ts': async () => await import('../suite/ci-failures.test.js'),
   'test/suite/comments.test.ts': async () => await import('../suite/comments.test.js'),
   'test/suite/layers.test.ts': async () => await import('../suite/layers.test.js'),

@@ -3,6 +3,8 @@ import { createServer, connect, type Server, type Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import postgres from 'postgres'
 import { freePort, startServer, type ServerProcess } from '../support/processes.js'
+// @ts-expect-error plain JavaScript, loaded by tap's node-arg before each test file
+import { running } from '../support/fixtures-per-process.mjs'
 
 /**
  * Real processes for the scale-out tests: the service started as `npm start` would run it (from
@@ -20,8 +22,9 @@ export interface ThrowAwayDatabase { url: string, port: number, drop: () => Prom
 
 /** A new database on the TEST_DATABASE_URL server, dropped (with its connections) by drop(). */
 export async function createDatabase (): Promise<ThrowAwayDatabase> {
-  const name = `fuel_rep_${process.pid}_${randomBytes(3).toString('hex')}`
+  const name = `${DATABASE_PREFIX}${process.pid}_${randomBytes(3).toString('hex')}`
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} })
+  await dropLeftBehind(admin)
   await admin.unsafe(`CREATE DATABASE ${name}`)
   const url = new URL(ADMIN_URL)
   url.pathname = `/${name}`
@@ -32,6 +35,21 @@ export async function createDatabase (): Promise<ThrowAwayDatabase> {
       await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
       await admin.end()
     }
+  }
+}
+
+/** Each database is named for the test process that made it, so one whose process is gone can be told. */
+const DATABASE_PREFIX = 'fuel_rep_'
+
+/**
+ * Drops the databases of test processes that are gone: tap kills a file that outruns its timeout
+ * before its teardown runs, and its database would stay on the server for good.
+ */
+async function dropLeftBehind (admin: postgres.Sql): Promise<void> {
+  const rows = await admin<Array<{ datname: string }>>`SELECT datname FROM pg_database WHERE starts_with(datname, ${DATABASE_PREFIX})`
+  for (const { datname } of rows) {
+    const pid = /^fuel_rep_(\d+)_[0-9a-f]+$/.exec(datname)?.[1]
+    if (pid !== undefined && !(running(Number(pid)) as boolean)) await admin.unsafe(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`)
   }
 }
 

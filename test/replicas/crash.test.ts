@@ -1,6 +1,7 @@
 import t from '../support/file-test.js'
 import postgres from 'postgres'
 import { sampleCycles, loadSampleTowns } from '../../scripts/sample/generate.js'
+import { paced } from '../support/pace.js'
 import { ADMIN_URL, createDatabase, csvForm, sleep, startService } from './_harness.js'
 
 /** Issue "Scale-out" item 3: SIGKILL mid-ingest leaves the table as it was; SIGTERM finishes it. */
@@ -25,7 +26,7 @@ const snapshot = async (): Promise<string> => {
 
 /** Resolves once an ingest transaction holds its advisory lock (D14): the write is under way. */
 const ingestInFlight = async (): Promise<void> => {
-  for (let i = 0; i < 600; i++) {
+  for (const until = Date.now() + paced(20_000); Date.now() < until;) {
     const [row] = await direct`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
     if (Number(row?.n) > 0) return
     await sleep(10)

@@ -2,6 +2,7 @@ import t from '../support/file-test.js'
 import postgres from 'postgres'
 import { loadSampleTowns, sampleCycles } from '../../scripts/sample/generate.js'
 import { ADMIN_URL, FaultProxy, type FaultPoint, createDatabase, csvForm, sleep, startService, type ServiceProcess } from './_harness.js'
+import { paced } from '../support/pace.js'
 
 /**
  * D47: the backend serving an ingest, a dry run or a read is terminated in each phase of its work
@@ -37,14 +38,14 @@ const PHASES: Phase[] = [
 ]
 
 const post = async (service: ServiceProcess, csv: string, dryRun = false): Promise<Response> =>
-  await fetch(`${service.url}/v1/ingest/csv${dryRun ? '/dry-run' : ''}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, ...client() }, body: csvForm(csv), signal: AbortSignal.timeout(30_000) })
+  await fetch(`${service.url}/v1/ingest/csv${dryRun ? '/dry-run' : ''}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, ...client() }, body: csvForm(csv), signal: AbortSignal.timeout(paced(30_000)) })
 
 let offset = 1
 // A client address per request: the rate limit (60 a minute per address) is not under test here.
 const client = (): Record<string, string> => ({ 'x-forwarded-for': `10.9.${(offset >> 8) & 255}.${offset++ & 255}` })
 /** A page no earlier request asked for, so it is read from the database (not the read cache). */
 const coldPage = async (service: ServiceProcess): Promise<Response> =>
-  await fetch(`${service.url}/v1/prices?limit=3&offset=${offset}`, { headers: client(), signal: AbortSignal.timeout(10_000) })
+  await fetch(`${service.url}/v1/prices?limit=3&offset=${offset}`, { headers: client(), signal: AbortSignal.timeout(paced(10_000)) })
 
 /** The status of the first cold read to answer 200, polling for at most 5 s. */
 async function readsRecover (service: ServiceProcess): Promise<number> {

@@ -4,6 +4,7 @@ import t from '../support/file-test.js'
 import { ADMIN_URL, TEST_REDIS_URL, createDatabase, csvForm, freePort, sleep, startService, type ServiceProcess } from './_harness.js'
 import { REQUIRE_SERVICES, needs } from '../services.js'
 import { startVarnish, type VarnishProcess } from '../support/varnish.js'
+import { paced } from '../support/pace.js'
 
 /**
  * Issue "Behind a shared cache" (D70, D71): Debian's Varnish running deploy/varnish/default.vcl in
@@ -90,7 +91,7 @@ async function sharedCacheTests (): Promise<void> {
         })
         res.on('error', reject)
       })
-      req.setTimeout(30_000, () => req.destroy(new Error(`${method} ${path}: no answer in 30 s`)))
+      req.setTimeout(paced(30_000), () => req.destroy(new Error(`${method} ${path}: no answer in ${paced(30_000)} ms`)))
       req.on('error', reject)
       req.end()
     })

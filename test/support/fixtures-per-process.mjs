@@ -27,8 +27,11 @@ export function removeLeftBehind (fixtures) {
   }
 }
 
-/** @param {number} pid */
-function running (pid) {
+/**
+ * Is the process `pid` still running? Another user's process counts as running.
+ * @param {number} pid
+ */
+export function running (pid) {
   try {
     process.kill(pid, 0)
     return true

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { createServer, type AddressInfo } from 'node:net'
+import { paced } from './pace.js'
 
 /**
  * Real processes, shared by the scale-out tests (test/replicas/_harness.ts) and the benchmark
@@ -10,9 +11,10 @@ import { createServer, type AddressInfo } from 'node:net'
 
 export const sleep = async (ms: number): Promise<void> => await new Promise((resolve) => setTimeout(resolve, ms))
 
-/** A process's output once it matches `pattern` (the event awaited); the bound only turns "never" into a failure on a loaded machine. */
+/** A process's output once it matches `pattern` (the event awaited); the bound, times the host's
+ * pace, only turns "never" into a failure on a loaded machine. */
 export async function outputMatching (process: { output: () => string }, pattern: RegExp, boundMs = 90_000): Promise<string> {
-  for (const until = Date.now() + boundMs; !pattern.test(process.output()) && Date.now() < until;) await sleep(100)
+  for (const until = Date.now() + paced(boundMs); !pattern.test(process.output()) && Date.now() < until;) await sleep(100)
   return process.output()
 }
 
@@ -66,10 +68,10 @@ export function listeningUrl (output: string): string | undefined {
 
 /**
  * The address a starting server reports in `output()`, once its health path answers 200 there;
- * undefined if `running()` turns false or `timeoutMs` passes first.
+ * undefined if `running()` turns false or `timeoutMs` (times the host's pace) passes first.
  */
 export async function healthyUrl (output: () => string, running: () => boolean, timeoutMs: number, healthPath = '/v1/health'): Promise<string | undefined> {
-  const deadline = Date.now() + timeoutMs
+  const deadline = Date.now() + paced(timeoutMs)
   let url: string | undefined
   while (running() && Date.now() <= deadline) {
     url ??= listeningUrl(output())
@@ -107,12 +109,12 @@ export async function startServer (options: ServerOptions): Promise<ServerProces
   return { url, pid: child.pid as number, child, output: () => log, exited, stop }
 }
 
-/** SIGTERM, then SIGKILL after `graceMs`: a service drains in-flight requests first. */
+/** SIGTERM, then SIGKILL after `graceMs` (times the host's pace): a service drains in-flight requests first. */
 export async function stopProcess (child: ChildProcess, graceMs = 10_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
+  const timer = setTimeout(() => child.kill('SIGKILL'), paced(graceMs))
   await exited
   clearTimeout(timer)
 }
