@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import type { Test } from 'tap'
 import t from '../support/file-test.js'
+import { paced } from '../support/pace.js'
 import { ADMIN_HEADERS } from '../../src/admin/admin-page.js'
 import { HEADER, TOKEN, csv, storedRows } from '../fixtures/ingest.js'
 import { build } from '../helper.js'
@@ -80,6 +81,8 @@ async function service (t: Test, rateLimitMax?: number, today?: string): Promise
 async function openPage (t: Test): Promise<Page> {
   const context = await browser!.newContext({ viewport: { width: 1100, height: 900 } })
   t.teardown(async () => { await context.close() })
+  // Playwright's 30 s for each wait, times the host's pace: on a slow host the page's work takes longer.
+  context.setDefaultTimeout(paced(30_000))
   const page = await context.newPage()
   page.on('console', (message) => {
     // A refused request is logged by Chromium itself; a CSP violation or a script error is a failure.
@@ -99,7 +102,7 @@ async function choose (page: Page, name: string, text: string, token: string): P
 
 const statusText = async (page: Page, expected: RegExp): Promise<string> => {
   const status = page.locator('#status')
-  await status.filter({ hasText: expected }).waitFor({ timeout: 20_000 })
+  await status.filter({ hasText: expected }).waitFor({ timeout: paced(20_000) })
   return await status.innerText()
 }
 

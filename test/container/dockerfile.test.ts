@@ -162,7 +162,7 @@ t.test('the build stage, replayed from its own context, gives the runtime every 
   symlinkSync(join(ROOT, 'node_modules'), join(app, 'node_modules'), 'dir') // what `npm ci` installs
   // The build script itself (the service's tsc, then the admin page, D55), in the copied context.
   t.match(pkg.scripts.build as string, /^tsc -p \S+ && tsx scripts\/build-admin-page\.ts$/)
-  const { stderr, stdout } = await promisify(execFile)('npm', ['run', '--silent', 'build'], { cwd: app, timeout: 240_000 })
+  const { stderr, stdout } = await promisify(execFile)('npm', ['run', '--silent', 'build'], { cwd: app, timeout: paced(240_000) })
     .catch((err: { stdout: string, stderr: string }) => err)
   t.equal(stdout + stderr, '', 'the build context builds without errors')
   t.ok(existsSync(join(app, 'dist', 'admin', 'admin.js')), 'the admin page is built')
@@ -204,7 +204,7 @@ t.test('[D67] npm start\'s build step, in the built context: nothing when nothin
   const buildIfStale = async (): Promise<string> => {
     // SIGKILL on timeout: a build step blocked waiting for its lock does not run a SIGTERM handler,
     // and one was found alive 98 minutes after its test had timed out.
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: builtContext, timeout: 240_000, killSignal: 'SIGKILL' })
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: builtContext, timeout: paced(240_000), killSignal: 'SIGKILL' })
     return stdout + stderr
   }
   t.ok(existsSync(join(builtContext, 'dist', '.server-inputs')) && existsSync(join(builtContext, 'dist', '.admin-page-inputs')), 'npm run build recorded what it built')

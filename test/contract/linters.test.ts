@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import t from '../support/file-test.js'
+import { paced } from '../support/pace.js'
 import { parse } from 'yaml'
 import { projectRoot } from '../../src/project-root.js'
 
@@ -32,7 +33,7 @@ async function lint (script: string, cwd: string, extra: string[] = []): Promise
   const [bin, args] = command(script)
   const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' }
   try {
-    const { stdout, stderr } = await run(bin, [...args, ...extra], { cwd, env, timeout: 60_000 })
+    const { stdout, stderr } = await run(bin, [...args, ...extra], { cwd, env, timeout: paced(60_000) })
     return { code: 0, stdout, stderr }
   } catch (err) {
     const e = err as { code?: unknown, stdout?: string, stderr?: string }

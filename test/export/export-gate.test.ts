@@ -3,6 +3,7 @@ import net, { type AddressInfo } from 'node:net'
 import { sql } from 'drizzle-orm'
 import type { Test } from 'tap'
 import t from '../support/file-test.js'
+import { paced } from '../support/pace.js'
 import { ConfigError, loadConfig, type Config } from '../../src/config.js'
 import { EXPORTS_BUSY } from '../../src/export/export-gate.js'
 import { build, resetData, testDatabase } from '../helper.js'
@@ -103,7 +104,9 @@ t.test('[D63] a client that stops reading is cut off after the idle bound; its s
 })
 
 t.test('[D63] pauses shorter than the idle bound never cut an export off', async (t) => {
-  const port = await listening(t, { exportIdleTimeoutMs: 1000 })
+  // The bound grows with the host's pace, the pauses do not: a slow host's own gaps between
+  // chunks must not add up past it.
+  const port = await listening(t, { exportIdleTimeoutMs: paced(1000) })
   const socket = net.connect(port, '127.0.0.1')
   t.teardown(() => { socket.destroy() })
   socket.write('GET /v1/prices.csv?start_date=2026-10-15 HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')

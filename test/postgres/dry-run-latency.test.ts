@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net'
 import t from '../support/file-test.js'
+import { paced } from '../support/pace.js'
 import { HEADER, TOKEN, csv, multipart, rowCount, upload } from '../fixtures/ingest.js'
 import { build, postgresOnly, resetData } from '../helper.js'
 import { latenciesDuring } from '../support/latency.js'
@@ -46,11 +47,12 @@ t.test('[D57] PostgreSQL: a 20,000-town dry run against the stored cycle before 
   t.comment(`dry run ${Math.round(ms)} ms; ${latencies.length} health probes during it, the slowest ${worst.toFixed(1)} ms`)
   // A bound on "never", not a speed: the parse runs at the lowest priority beside the other test
   // files; that the review is linear is checked in CPU time by test/ingest/plausibility.test.ts.
-  t.ok(ms < 60_000, `the dry run took ${Math.round(ms)} ms`)
+  t.ok(ms < paced(60_000), `the dry run took ${Math.round(ms)} ms`)
   t.ok(latencies.length >= 10, `${latencies.length} probes answered while it ran`)
   t.strictSame(statuses, [200])
   t.comment(`the event loop's p99 delay: ${loopDelayP99Ms.toFixed(1)} ms (100 ms is the target on a quiet machine)`)
   // Slices keep health answering throughout; the quadratic review held the event loop for seconds here.
-  t.ok(worst < 1000, `the slowest health answer took ${worst.toFixed(1)} ms`)
+  // A slice is CPU time, so on a host that runs everything slower the bound grows with its pace.
+  t.ok(worst < paced(1000), `the slowest health answer took ${worst.toFixed(1)} ms`)
   t.equal(await rowCount(), towns, 'nothing written')
 })

@@ -64,6 +64,15 @@ export async function startService (env: Record<string, string>): Promise<Servic
   })
 }
 
+/** Starts a service for each environment, all or none: when one fails, those started are stopped before its error is thrown. */
+export async function startServices (envs: Array<Record<string, string>>): Promise<ServiceProcess[]> {
+  const started = await Promise.allSettled(envs.map(startService))
+  const failure = started.find((r) => r.status === 'rejected')
+  if (failure === undefined) return started.map((r) => (r as PromiseFulfilledResult<ServiceProcess>).value)
+  await Promise.all(started.map(async (r) => { if (r.status === 'fulfilled') await r.value.stop() }))
+  throw failure.reason
+}
+
 /**
  * A TCP proxy to a target port that can drop every connection and refuse new ones, then recover,
  * and can hold what the target sends for a while (a replica that reads its database late).

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto'
 import postgres from 'postgres'
 import t from '../support/file-test.js'
 import { INGEST_LOCK_KEY } from '../../src/db/locks.js'
-import { ADMIN_URL, CuttableProxy, TEST_REDIS_URL, createDatabase, csvForm, sleep, startService } from './_harness.js'
+import { ADMIN_URL, CuttableProxy, TEST_REDIS_URL, createDatabase, csvForm, sleep, startServices, type ServiceProcess } from './_harness.js'
 import { needs } from '../services.js'
 
 /**
@@ -28,7 +28,7 @@ await late.start()
 t.teardown(async () => { await late.close() })
 const throughLate = new URL(database.url)
 throughLate.port = String(late.port)
-const [a, b, c] = await Promise.all([startService(env), startService(env), startService({ ...env, DATABASE_URL: throughLate.toString() })])
+const [a, b, c] = await startServices([env, env, { ...env, DATABASE_URL: throughLate.toString() }]) as [ServiceProcess, ServiceProcess, ServiceProcess]
 t.teardown(async () => { await Promise.all([a.stop(), b.stop(), c.stop()]) })
 
 // A random address, so that the requests of these tests and runs sharing this Redis never share an allowance.

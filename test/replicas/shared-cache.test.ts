@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto'
 import { request } from 'node:http'
 import t from '../support/file-test.js'
-import { ADMIN_URL, TEST_REDIS_URL, createDatabase, csvForm, freePort, sleep, startService, type ServiceProcess } from './_harness.js'
+import { ADMIN_URL, TEST_REDIS_URL, createDatabase, csvForm, freePort, sleep, startServices, type ServiceProcess } from './_harness.js'
 import { REQUIRE_SERVICES, needs } from '../services.js'
 import { startVarnish, type VarnishProcess } from '../support/varnish.js'
 import { paced } from '../support/pace.js'
@@ -57,9 +57,8 @@ async function startAll (): Promise<{ a: ServiceProcess, b: ServiceProcess, varn
       CACHE_PURGE_URL: `http://127.0.0.1:${varnishPort}/`,
       CACHE_PURGE_TOKEN: PURGE_TOKEN
     }
-    const replicas = await Promise.allSettled([startService(env), startService(env)])
-    for (const r of replicas) if (r.status === 'fulfilled') stops.push(r.value.stop)
-    const [a, b] = replicas.map((r) => { if (r.status === 'rejected') throw r.reason; return r.value }) as [ServiceProcess, ServiceProcess]
+    const [a, b] = await startServices([env, env]) as [ServiceProcess, ServiceProcess]
+    stops.push(a.stop, b.stop)
     const varnish = await startVarnish({
       backendPorts: [a, b].map((r) => Number(new URL(r.url).port)),
       env: { CACHE_PURGE_TOKEN: PURGE_TOKEN },

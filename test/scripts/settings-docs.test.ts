@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { Type } from '@sinclair/typebox'
 import type { Test } from 'tap'
 import t from '../support/file-test.js'
+import { paced } from '../support/pace.js'
 import { SETTINGS } from '../../src/config.js'
 import { driftedFiles } from '../../scripts/generate-schemas.js'
 import { envExample, settingsTable, TABLE_BEGIN, TABLE_END, withSettingsTable } from '../../scripts/settings-docs.js'
@@ -29,7 +30,7 @@ function copyOfCheckout (t: Test): string {
 }
 
 function generateCli (...args: string[]): { status: number | null, stdout: string, stderr: string } {
-  const run = spawnSync(process.execPath, ['--import', TSX, SCRIPT, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 })
+  const run = spawnSync(process.execPath, ['--import', TSX, SCRIPT, ...args], { cwd: ROOT, encoding: 'utf8', timeout: paced(60_000) })
   return { status: run.status, stdout: run.stdout, stderr: run.stderr }
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import nodeModule, { createRequire } from 'node:module'
 import { join } from 'node:path'
@@ -75,16 +75,45 @@ t.test('the apps a process builds share their compiled schemas: one validator an
   t.strictSame(Object.entries(operations).filter(([, o]) => 'headers' in o.schema).map(([id]) => id), [], 'no operation validates headers')
 })
 
+// A stand-in server that answers 200 and writes the line the service writes once it listens.
+const STAND_IN = `const s = require('node:http').createServer((q, r) => r.end('ok')).listen(Number(process.env.PORT), process.env.HOST, () =>
+  console.log(JSON.stringify({ msg: 'Server listening at http://127.0.0.1:' + s.address().port, portGiven: process.env.PORT })))`
+
 t.test('startServer: the server picks its own port (PORT=0) and the address comes from its own listening line', async (t) => {
-  // A stand-in server that answers 200 and writes the line the service writes once it listens.
-  const script = `const s = require('node:http').createServer((q, r) => r.end('ok')).listen(Number(process.env.PORT), process.env.HOST, () =>
-    console.log(JSON.stringify({ msg: 'Server listening at http://127.0.0.1:' + s.address().port, portGiven: process.env.PORT })))`
-  const server = await startServer({ args: ['-e', script], cwd: process.cwd(), env: { PATH: process.env.PATH ?? '' }, healthPath: '/' })
+  const server = await startServer({ args: ['-e', STAND_IN], cwd: process.cwd(), env: { PATH: process.env.PATH ?? '' }, healthPath: '/' })
   t.teardown(async () => { await server.stop() })
   const line = JSON.parse(server.output().trim().split('\n')[0] as string) as { msg: string, portGiven: string }
   t.equal(line.portGiven, '0', 'no port picked beforehand, which another process could take first')
   t.equal(`Server listening at ${server.url}`, line.msg, 'the URL is the one the process itself listens on')
   t.match(server.url, /^http:\/\/127\.0\.0\.1:[1-9]\d*$/)
+})
+
+/** Has process `pid` ended (gone, or a zombie its new parent has not reaped yet)? */
+function ended (pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return true
+  }
+  return / Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\)/, ''))
+}
+
+t.test('startServer: a test process that ends before its teardown takes its servers with it', async (t) => {
+  // The top level of a test file that starts a server, then fails before registering its stop.
+  const script = `import { startServer } from './test/support/processes.ts'
+const server = await startServer({ args: ['-e', ${JSON.stringify(STAND_IN)}], cwd: process.cwd(), env: { PATH: process.env.PATH ?? '' }, healthPath: '/' })
+console.log(server.pid)
+throw new Error('the file failed before its teardown')`
+  let pid = 0
+  const status = await new Promise<number | null>((resolve) => {
+    const child = spawn(process.execPath, ['--import=./test/support/typescript.mjs', '--input-type=module', '-e', script], { cwd: process.cwd(), env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    child.stdout.on('data', (d: Buffer) => { pid = Number(d.toString().trim()) })
+    child.once('exit', resolve)
+  })
+  t.equal(status, 1, 'the file failed')
+  t.ok(pid > 0, `the server was started (pid ${pid})`)
+  for (let i = 0; i < 50 && !ended(pid); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+  t.equal(ended(pid), true, 'and ended with it')
 })
 
 t.test('compileAhead: a TypeScript file the cache lacks is compiled once, then loaded from the cache; an edit compiles it again', async (t) => {

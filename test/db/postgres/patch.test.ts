@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from '../../support/file-test.js'
+import { paced } from '../../support/pace.js'
 import { TEST_POSTGRES_URL, needs } from '../../services.js'
 
 /**
@@ -34,7 +35,7 @@ function unpatch (dir: string, diff: string): void {
 
 const run = async (moduleDir: string, scenario: string): Promise<{ code: number, out: string }> =>
   await new Promise((resolve) => {
-    execFile(process.execPath, [SCRIPT, moduleDir, scenario, TEST_POSTGRES_URL], { timeout: 30_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [SCRIPT, moduleDir, scenario, TEST_POSTGRES_URL], { timeout: paced(30_000) }, (err, stdout, stderr) => {
       resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, out: `${stdout}${stderr}` })
     })
   })
