@@ -48,7 +48,7 @@ const DATABASE_PREFIX = 'fuel_rep_'
 async function dropLeftBehind (admin: postgres.Sql): Promise<void> {
   const rows = await admin<Array<{ datname: string }>>`SELECT datname FROM pg_database WHERE starts_with(datname, ${DATABASE_PREFIX})`
   for (const { datname } of rows) {
-    const pid = /^fuel_rep_(\d+)_[0-9a-f]+$/.exec(datname)?.[1]
+    const pid = new RegExp(`^${DATABASE_PREFIX}(\\d+)_[0-9a-f]+$`).exec(datname)?.[1]
     if (pid !== undefined && !(running(Number(pid)) as boolean)) await admin.unsafe(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`)
   }
 }

@@ -83,7 +83,7 @@ export async function healthyUrl (output: () => string, running: () => boolean, 
 }
 
 /** The servers started here and still running, killed when this process exits. */
-const running = new Set<ChildProcess>()
+const liveServers = new Set<ChildProcess>()
 let reaping = false
 
 /**
@@ -92,11 +92,11 @@ let reaping = false
  * found an hour after a failed CI run, six minutes of CPU each).
  */
 function reapAtExit (child: ChildProcess): void {
-  running.add(child)
-  child.once('exit', () => running.delete(child))
+  liveServers.add(child)
+  child.once('exit', () => liveServers.delete(child))
   if (reaping) return
   reaping = true
-  process.once('exit', () => { for (const c of running) c.kill('SIGKILL') })
+  process.once('exit', () => { for (const c of liveServers) c.kill('SIGKILL') })
 }
 
 /** Spawns a Node server on a port of 127.0.0.1 it picks itself and waits until its health path answers 200. */
