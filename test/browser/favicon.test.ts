@@ -6,6 +6,7 @@ import { TOKEN } from '../fixtures/ingest.js'
 import { build } from '../helper.js'
 import { builtDist } from '../support/dist.js'
 import { CHROMIUM_PATH, needs } from '../services.js'
+import { paced } from '../support/pace.js'
 
 /** Issue 46: the admin page's console stays clean, the browser's own request for an icon included. */
 
@@ -29,6 +30,7 @@ t.test('opening /admin in Chromium logs no error: the icon it asks for is answer
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox', '--disable-gpu'] })
   t.teardown(async () => { await browser.close() })
   const page = await browser.newPage()
+  page.setDefaultTimeout(paced(30_000)) // Playwright's own default, grown on a slow host
   const errors: string[] = []
   page.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()) })
   t.equal((await page.goto(`${base}/admin`))?.status(), 200)

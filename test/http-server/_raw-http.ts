@@ -1,4 +1,5 @@
 import net from 'node:net'
+import { paced } from '../support/pace.js'
 
 /**
  * HTTP/1.1 by hand over node:net, for tests about the connection itself (a withheld body, bytes
@@ -53,7 +54,9 @@ export async function connect (port: number): Promise<RawConnection> {
     buffer = buffer.subarray(head + 4 + length)
     return { status: Number(statusLine.split(' ')[1]), headers, body }
   }
-  const response = async (timeoutMs = 5000): Promise<RawResponse> => {
+  // the bound only turns "never" into a failure, so it grows on a slow host
+  const response = async (usualMs = 5000): Promise<RawResponse> => {
+    const timeoutMs = paced(usualMs)
     const deadline = Date.now() + timeoutMs
     for (;;) {
       const found = next()

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
+import { mock } from 'node:test'
 import { sql } from 'drizzle-orm'
 import postgres from 'postgres'
 import t from '../support/file-test.js'
@@ -12,7 +13,6 @@ import { checkResponses } from '../contract/openapi-validator.js'
 import { backend, testConfig, testDatabase } from '../helper.js'
 import { CuttableProxy } from '../replicas/_harness.js'
 import { needs, TEST_POSTGRES_URL } from '../services.js'
-import { sleep } from '../support/processes.js'
 
 /** D61: a failure is one short line with its cause; the same failure again is counted, not repeated. */
 
@@ -52,6 +52,9 @@ t.test('[D61] an error of the service\'s own code keeps a short stack; a chain o
 })
 
 t.test('[D61] the same failure again within the window is counted, and one line gives the count', async (t) => {
+  // the windows' timers run on a fake clock, so a slow host's turns cannot move a log call into the next window
+  mock.timers.enable({ apis: ['setTimeout'] })
+  t.teardown(() => { mock.timers.reset() })
   const { stream, lines } = collector()
   const log = createServiceLogger({ level: 'info', stream, repeatWindowMs: 300 })
   if (log === undefined) throw new Error('no logger')
@@ -69,7 +72,7 @@ t.test('[D61] the same failure again within the window is counted, and one line 
     ['below warn: never counted', undefined, 'ECONNREFUSED']
   ], 'each failure once, each distinct one on its own line')
 
-  await sleep(450) // the window closes
+  mock.timers.tick(450) // the window closes
   const counted = lines().slice(5)
   t.same(counted.map((l) => [l.level, l.msg, l.repeats, l.res?.statusCode, l.err]), [
     [50, 'request completed (repeated 999 times within 0.3 s)', 999, 500, { type: 'Error', message: 'connect ECONNREFUSED 127.0.0.1:5432', code: 'ECONNREFUSED' }]
@@ -77,9 +80,9 @@ t.test('[D61] the same failure again within the window is counted, and one line 
 
   log.error({ err: refused(), res: { statusCode: 500 } }, 'request completed')
   t.equal(lines().length, 6, 'still counting in the next window while the failure goes on')
-  await sleep(450)
+  mock.timers.tick(450)
   t.equal(lines()[6]?.repeats, 1)
-  await sleep(450)
+  mock.timers.tick(450)
   log.error({ err: refused(), res: { statusCode: 500 } }, 'request completed')
   t.same(lines().slice(7).map((l) => [l.msg, l.repeats]), [['request completed', undefined]], 'after a quiet window it is written in full again')
 })
