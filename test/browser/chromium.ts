@@ -33,9 +33,21 @@ export async function dumpDom (url: string, options: ChromiumOptions = {}): Prom
   return runChromium(['--dump-dom', url], options)
 }
 
-/** Saves a 1280×2000 PNG of the page to `file`. */
+/** A run cut off at its `timeoutMs`, told apart from a browser that failed. */
+class TimedOut extends Error {}
+
+/**
+ * Saves a 1280×2000 PNG of the page to `file`. Headless Chromium's screenshot can hang where a DOM
+ * dump of the same page has just finished (seen once, in CI on a slow host), so a run that
+ * outlasts `timeoutMs` gets one more try rather than one long wait.
+ */
 export async function screenshot (url: string, file: string, options: ChromiumOptions = {}): Promise<void> {
-  await runChromium([`--screenshot=${file}`, '--window-size=1280,2000', url], options)
+  const args = [`--screenshot=${file}`, '--window-size=1280,2000', url]
+  await runChromium(args, options).catch(async (err: unknown) => {
+    if (!(err instanceof TimedOut)) throw err
+    console.error(`${err.message}; trying once more`)
+    await runChromium(args, options)
+  })
 }
 
 async function runChromium (args: string[], options: ChromiumOptions): Promise<string> {
@@ -67,7 +79,7 @@ async function runChromium (args: string[], options: ChromiumOptions): Promise<s
         clearTimeout(timer)
         killGroup(child.pid) // leftover helpers of an exited browser
         if (timedOut) {
-          reject(new Error(`chromium timed out after ${timeoutMs} ms: ${args.join(' ')}`))
+          reject(new TimedOut(`chromium timed out after ${timeoutMs} ms: ${args.join(' ')}`))
         } else if (code !== 0) {
           const tail = Buffer.concat(stderr).toString('utf8').slice(-2000)
           reject(new Error(`chromium exited with ${code ?? signal}: ${tail}`))

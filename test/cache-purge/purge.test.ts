@@ -13,7 +13,7 @@ import type { Config } from '../../src/config.js'
 import { MemorySlidingWindowStore } from '../../src/rate-limit/memory-store.js'
 import { AUTH, HEADER, TOKEN, csv, upload } from '../fixtures/ingest.js'
 import { build, resetData, testConfig, testDatabase } from '../helper.js'
-import { paced } from '../support/pace.js'
+import { waitUntil } from '../support/processes.js'
 
 /** D70 purge on publish, against a real HTTP server standing in for the cache. */
 
@@ -57,10 +57,7 @@ async function purgingApp (t: Test, config: Partial<Config>, timings: CachePurge
   return { app, logs }
 }
 
-/** Waits up to 2 s (longer on a slow host) for `check`; the assertion after it says what was missing. */
-const until = async (check: () => boolean): Promise<void> => {
-  for (let i = 0; i < paced(2000) / 10 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
-}
+const until = async (check: () => boolean): Promise<boolean> => await waitUntil(check, 2000, 10)
 
 t.test('[D70] CACHE_PURGE_URL unset: an ingest and a withdrawal send no request at all', async (t) => {
   const sent: string[] = []

@@ -12,12 +12,12 @@ import type { FastifyInstance } from 'fastify'
 import { operations } from '../../src/generated/openapi.js'
 import { build } from '../helper.js'
 import { openApiDocument } from '../support/openapi-document.js'
-import { startServer } from '../support/processes.js'
+import { startServer, waitUntil } from '../support/processes.js'
 import { pgliteTemplate, seedDataDir, templatePath } from '../support/pglite-template.js'
 // @ts-expect-error plain JavaScript for Node's module hooks, with no declarations
 import { compileAhead } from '../support/typescript-hooks.mjs'
 // @ts-expect-error plain JavaScript, loaded by tap's node-arg before each test file
-import { removeLeftBehind } from '../support/fixtures-per-process.mjs'
+import { removeLeftBehind, running } from '../support/fixtures-per-process.mjs'
 
 /** The fixtures made once per run (test/support/pglite-template.ts, openapi-document.ts, the TypeScript cache). */
 const journal = JSON.parse(readFileSync(new URL('../../drizzle/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] }
@@ -88,16 +88,6 @@ t.test('startServer: the server picks its own port (PORT=0) and the address come
   t.match(server.url, /^http:\/\/127\.0\.0\.1:[1-9]\d*$/)
 })
 
-/** Has process `pid` ended (gone, or a zombie its new parent has not reaped yet)? */
-function ended (pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return true
-  }
-  return / Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\)/, ''))
-}
-
 t.test('startServer: a test process that ends before its teardown takes its servers with it', async (t) => {
   // The top level of a test file that starts a server, then fails before registering its stop.
   const script = `import { startServer } from './test/support/processes.ts'
@@ -112,8 +102,8 @@ throw new Error('the file failed before its teardown')`
   })
   t.equal(status, 1, 'the file failed')
   t.ok(pid > 0, `the server was started (pid ${pid})`)
-  for (let i = 0; i < 50 && !ended(pid); i++) await new Promise((resolve) => setTimeout(resolve, 100))
-  t.equal(ended(pid), true, 'and ended with it')
+  await waitUntil(() => !running(pid), 5000)
+  t.equal(running(pid), false, 'and ended with it')
 })
 
 t.test('compileAhead: a TypeScript file the cache lacks is compiled once, then loaded from the cache; an edit compiles it again', async (t) => {

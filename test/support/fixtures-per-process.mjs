@@ -5,7 +5,7 @@
  * under the other's running server. Each test process adds its pid to the names (tap's node-arg
  * in package.json); tap's `before` script removes the ones a killed process left behind.
  */
-import { existsSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import process from 'node:process'
 
@@ -28,14 +28,28 @@ export function removeLeftBehind (fixtures) {
 }
 
 /**
- * Is the process `pid` still running? Another user's process counts as running.
+ * Is the process `pid` still running? Another user's process counts as running; a zombie (ended,
+ * not yet reaped by a parent that may never reap it) does not.
  * @param {number} pid
  */
 export function running (pid) {
   try {
     process.kill(pid, 0)
-    return true
   } catch (err) {
     return /** @type {NodeJS.ErrnoException} */ (err).code === 'EPERM' // another user's process: running
+  }
+  return !zombie(pid)
+}
+
+/**
+ * The state field of /proc/<pid>/stat (after the parenthesised name) is Z for a zombie; without
+ * /proc (not Linux) no process is taken for one.
+ * @param {number} pid
+ */
+function zombie (pid) {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\)/, '').trimStart().startsWith('Z')
+  } catch {
+    return false
   }
 }

@@ -11,10 +11,16 @@ import { paced } from './pace.js'
 
 export const sleep = async (ms: number): Promise<void> => await new Promise((resolve) => setTimeout(resolve, ms))
 
-/** A process's output once it matches `pattern` (the event awaited); the bound, times the host's
- * pace, only turns "never" into a failure on a loaded machine. */
+/** Checks `check` every `stepMs` until it holds or `boundMs` (times the host's pace: the bound only
+ * turns "never" into a failure) passes; says whether it held. The assertion after it says what was missing. */
+export async function waitUntil (check: () => boolean, boundMs: number, stepMs = 100): Promise<boolean> {
+  for (const until = Date.now() + paced(boundMs); !check(); await sleep(stepMs)) if (Date.now() >= until) return false
+  return true
+}
+
+/** A process's output once it matches `pattern` (the event awaited), or as it is after the bound. */
 export async function outputMatching (process: { output: () => string }, pattern: RegExp, boundMs = 90_000): Promise<string> {
-  for (const until = Date.now() + paced(boundMs); !pattern.test(process.output()) && Date.now() < until;) await sleep(100)
+  await waitUntil(() => pattern.test(process.output()), boundMs)
   return process.output()
 }
 
